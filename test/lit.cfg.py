@@ -1,0 +1,72 @@
+# lit configuration for kopt's FileCheck suite.
+#
+# Features:
+#   kopt-opt      the Clang-based kopt-opt is available (a build with Clang, or
+#                 a carried static binary)
+#   filecheck     LLVM's FileCheck/not are available (not on GPU hosts)
+#   cuda-toolkit  nvcc is available: rewritten kernels are compiled with it
+#   cuda-gpu      an NVIDIA GPU is visible (set KOPT_LIT_NO_GPU=1 to hide it)
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "kopt"
+config.test_format = lit.formats.ShTest(not lit_config.isWindows)
+config.suffixes = [".cu", ".test", ".json"]
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kopt_obj_root, "test")
+
+# Tests must not see the caller's CUDA_PATH or GPU selection by accident.
+for var in ("CUDA_VISIBLE_DEVICES", "HOME", "TMPDIR", "PATH", "CUDA_PATH",
+            "KOPT_LIT_NO_GPU"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+tool_dirs = [config.kopt_tools_dir]
+if config.llvm_tools_dir:
+    tool_dirs.append(config.llvm_tools_dir)
+config.environment["PATH"] = os.pathsep.join(
+    tool_dirs + [config.environment.get("PATH", os.environ.get("PATH", ""))])
+
+config.substitutions.append(("%kopt_src", config.kopt_src_root))
+config.substitutions.append(("%kernels", os.path.join(config.kopt_src_root, "kernels")))
+config.substitutions.append(("%python", "python3"))
+
+if config.kopt_opt and os.path.exists(config.kopt_opt):
+    config.available_features.add("kopt-opt")
+    config.substitutions.append(("kopt-opt", config.kopt_opt))
+
+def find_llvm_tool(name):
+    if config.llvm_tools_dir:
+        path = os.path.join(config.llvm_tools_dir, name)
+        if os.path.exists(path):
+            return path
+    return shutil.which(name)
+
+if find_llvm_tool("FileCheck") and find_llvm_tool("not"):
+    config.available_features.add("filecheck")
+
+if config.nvcc and os.path.exists(config.nvcc):
+    config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%nvcc", config.nvcc))
+    # Every rewritten kernel is compiled the way users compile it.
+    config.substitutions.append(
+        ("%nvcc_check", config.nvcc + " -arch=sm_90 -std=c++17 -c -o /dev/null"))
+
+def gpu_present():
+    if os.environ.get("KOPT_LIT_NO_GPU"):
+        return False
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+if gpu_present():
+    config.available_features.add("cuda-gpu")
