@@ -1,0 +1,65 @@
+//===- Compiler.h - nvcc into loadable shared objects -----------*- C++ -*-===//
+//
+// The reference and every candidate are compiled by one function with one
+// flag list, so the binary that is checked is the binary that is timed and
+// no candidate gets different optimization than the baseline.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KOPT_EVAL_COMPILER_H
+#define KOPT_EVAL_COMPILER_H
+
+#include "kopt/Eval/ResourceUsage.h"
+#include "kopt/Spec/Problem.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kopt::eval {
+
+struct CompileOptions {
+  std::string Nvcc;      // path to nvcc
+  std::string Cuobjdump; // empty: SASS is not inspected
+  std::string Arch = "sm_90a";
+  double TimeoutSeconds = 300;
+};
+
+struct CompileResult {
+  bool Ok = false;
+  std::vector<std::string> Command;
+  std::string Log; // nvcc's output, ptxas -v included
+  std::string LibraryPath;
+  std::string ShimPath;
+  std::string Sass;
+  ResourceUsage Resources;
+  double Seconds = 0;
+};
+
+/// The flags every compile of \p P uses (no input or output names).
+std::vector<std::string> evaluationFlags(const spec::Problem &P,
+                                         const CompileOptions &Options);
+
+/// Writes a shim for \p KernelSource into \p WorkDir and compiles both into
+/// \p WorkDir/<Stem>.so; then reads its SASS when cuobjdump is available.
+CompileResult compileEntryLibrary(const spec::Problem &P,
+                                  const std::filesystem::path &KernelSource,
+                                  const std::filesystem::path &WorkDir,
+                                  const std::string &Stem,
+                                  const CompileOptions &Options);
+
+/// "Cuda compilation tools, release 13.0, V13.0.88" or empty.
+std::string nvccVersion(const std::string &Nvcc);
+
+/// nvcc from $KOPT_NVCC, $CUDA_PATH/bin, PATH, or /usr/local/cuda/bin.
+std::string findNvcc();
+
+/// cuobjdump beside \p Nvcc or on PATH; empty when there is none.
+std::string findCuobjdump(const std::string &Nvcc);
+
+/// "sm_90a" for compute capability 9.0 (arch-specific features allowed
+/// from Hopper on), "sm_86" for 8.6.
+std::string archForComputeCapability(int Major, int Minor);
+
+} // namespace kopt::eval
+
+#endif // KOPT_EVAL_COMPILER_H

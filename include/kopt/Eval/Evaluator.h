@@ -1,0 +1,54 @@
+//===- Evaluator.h - The parent side of check and run -----------*- C++ -*-===//
+//
+// The parent never touches the GPU. It compiles (identical flags for the
+// reference and every candidate), applies the static rules, and hands each
+// surviving candidate to a child process per evaluation, one device per
+// worker thread; a child that hangs is killed at its wall-clock limit.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KOPT_EVAL_EVALUATOR_H
+#define KOPT_EVAL_EVALUATOR_H
+
+#include "kopt/Eval/Status.h"
+#include "kopt/Eval/WorkerJob.h"
+#include "kopt/Spec/Problem.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kopt::eval {
+
+struct EvaluatorOptions {
+  std::vector<std::string> Candidates; // empty: the problem's own source
+  std::vector<int> Devices = {0};
+  double TimeoutSeconds = 0; // 0: the problem's timeout_s
+  std::string Arch;          // check only: the target (default sm_90a)
+  std::optional<std::uint64_t> Seed;
+  TimingOptions Timing;
+  std::string WorkDir; // empty: a fresh temporary directory
+  bool KeepWorkDir = false;
+  std::string CacheDir;
+  bool OnDevice = true; // false: `check` (compile and static rules only)
+};
+
+struct EvaluationOutcome {
+  std::vector<nlohmann::json> Records; // one per candidate
+  nlohmann::json Devices = nlohmann::json::array();
+  /// Set when the problem itself is at fault (the reference does not
+  /// compile or fails) or the environment is (no nvcc, no GPU): exit 2.
+  std::vector<std::string> ProblemErrors;
+  std::string WorkDir;
+};
+
+EvaluationOutcome evaluateCandidates(const spec::Problem &P,
+                                     const EvaluatorOptions &Options);
+
+/// The status a record holds.
+Status recordStatus(const nlohmann::json &Record);
+
+} // namespace kopt::eval
+
+#endif // KOPT_EVAL_EVALUATOR_H

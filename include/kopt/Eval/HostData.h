@@ -1,0 +1,60 @@
+//===- HostData.h - Element encoding and random inputs on the host -*- C++ -*-//
+//
+// Inputs are drawn on the host from a counter-based generator keyed by
+// (seed, argument), so the same seed gives the same bytes on any machine.
+// Values are converted to each dtype by round-to-nearest-even; outputs are
+// read back as doubles for comparison.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KOPT_EVAL_HOSTDATA_H
+#define KOPT_EVAL_HOSTDATA_H
+
+#include "kopt/Spec/Problem.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace kopt::eval {
+
+/// Writes \p Value as dtype \p T into \p Out (dtypeSize(T) bytes).
+void encodeElement(spec::DType T, double Value, unsigned char *Out);
+
+/// Reads one element of dtype \p T.
+double decodeElement(spec::DType T, const unsigned char *In);
+
+/// \p Count elements of \p A's dtype drawn from its init for \p Seed.
+std::vector<unsigned char> generateBuffer(const spec::Arg &A,
+                                          std::int64_t Count,
+                                          std::uint64_t Seed,
+                                          std::uint64_t Stream);
+
+/// The byte an output is filled with before a run. Every byte 0xFF is NaN
+/// for every float dtype and -1/all-ones for integers; the second pattern
+/// (0xFE) differs in every byte, so an element left unwritten cannot match
+/// the reference in both candidate runs.
+inline constexpr unsigned char FirstPoisonByte = 0xFF;
+inline constexpr unsigned char SecondPoisonByte = 0xFE;
+
+struct ComparisonResult {
+  bool Ok = true;
+  std::int64_t Mismatches = 0;
+  std::int64_t FirstMismatch = -1;
+  double FirstGot = 0, FirstExpected = 0;
+  bool FirstUnwritten = false; // still holds the poison bytes
+  std::int64_t Unwritten = 0;
+  double MaxAbsError = 0, MaxRelError = 0;
+};
+
+/// Compares \p Got with \p Expected element by element:
+/// |got - expected| <= atol + rtol * |expected|; NaN passes only where the
+/// reference is NaN, infinities must match exactly, integers are exact
+/// unless \p IntegerTolerance is set.
+ComparisonResult compareOutputs(spec::DType T, const unsigned char *Got,
+                                const unsigned char *Expected,
+                                std::int64_t Count, spec::Tolerance Tol,
+                                bool IntegerTolerance,
+                                unsigned char PoisonByte);
+
+} // namespace kopt::eval
+
+#endif // KOPT_EVAL_HOSTDATA_H

@@ -1,0 +1,52 @@
+//===- Process.h - Child processes with a wall-clock limit ------*- C++ -*-===//
+//
+// Everything that can hang or crash runs in a child: nvcc, cuobjdump, and
+// the evaluation worker (kopt-bench itself in a hidden mode). The child gets
+// its own process group so a timeout kills it and whatever it started.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KOPT_EVAL_PROCESS_H
+#define KOPT_EVAL_PROCESS_H
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kopt::eval {
+
+struct ProcessOptions {
+  double TimeoutSeconds = 0;                   // 0: no limit
+  std::map<std::string, std::string> ExtraEnv; // set in the child
+  std::string OutputFile; // stdout+stderr go here; empty: captured
+  std::size_t MaxCapturedBytes = 1 << 20;
+};
+
+struct ProcessResult {
+  bool Started = false;
+  bool TimedOut = false;
+  int ExitCode = -1;  // when it exited normally
+  int Signal = 0;     // when a signal ended it
+  std::string Output; // captured stdout+stderr (when no OutputFile)
+  std::string StartError;
+  double Seconds = 0;
+
+  bool succeeded() const {
+    return Started && !TimedOut && Signal == 0 && ExitCode == 0;
+  }
+  /// "exit code 1", "signal 11 (Segmentation fault)", "timed out".
+  std::string describeEnd() const;
+};
+
+/// Runs \p Argv (Argv[0] is looked up on PATH) and waits for it.
+ProcessResult runProcess(const std::vector<std::string> &Argv,
+                         const ProcessOptions &Options = {});
+
+/// The path of the running executable (/proc/self/exe).
+std::string currentExecutable();
+
+/// Kills every child process group still running (from a signal handler).
+void killAllChildren();
+
+} // namespace kopt::eval
+
+#endif // KOPT_EVAL_PROCESS_H

@@ -1,0 +1,47 @@
+//===- WorkerJob.h - What the parent asks an evaluation child ---*- C++ -*-===//
+//
+// The parent compiles and checks; a child process (`kopt-bench __evaluate
+// JOB.json`) loads the reference and one candidate, runs correctness and
+// timing, and writes its findings as JSON. The child may hang or crash: the
+// parent then reports timeout or runtime-error from what the child left.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KOPT_EVAL_WORKERJOB_H
+#define KOPT_EVAL_WORKERJOB_H
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace kopt::eval {
+
+struct TimingOptions {
+  double WarmupMs = 25;  // host time spent warming up, both kernels
+  double RepeatMs = 400; // target measured time per kernel
+  int MinRuns = 20;
+  int MaxRuns = 2000;
+  bool Graph = false; // replay a captured CUDA graph
+  bool Skip = false;  // correctness only
+};
+
+struct WorkerJob {
+  std::string ProblemPath;
+  std::string ReferenceLibrary;
+  std::string CandidateLibrary;
+  std::string ResultPath;
+  std::uint64_t SeedBase = 0;
+  long long L2Bytes = 0;
+  double GateSeconds = 5; // how long the entry may block the gated stream
+  TimingOptions Timing;
+};
+
+nlohmann::json workerJobToJson(const WorkerJob &Job);
+WorkerJob workerJobFromJson(const nlohmann::json &J);
+
+/// Runs the job (in the child). Returns the process exit code.
+int runEvaluationWorker(const std::string &JobPath);
+
+} // namespace kopt::eval
+
+#endif // KOPT_EVAL_WORKERJOB_H

@@ -1,0 +1,173 @@
+//===- Compiler.cpp - nvcc into loadable shared objects -------------------===//
+#include "kopt/Eval/Compiler.h"
+#include "kopt/Eval/Process.h"
+#include "kopt/Eval/Shim.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace kopt::eval {
+
+namespace fs = std::filesystem;
+
+namespace {
+bool isExecutable(const fs::path &Path) {
+  return !Path.empty() && access(Path.c_str(), X_OK) == 0 &&
+         !fs::is_directory(Path);
+}
+
+std::string searchPath(const std::string &Name) {
+  const char *Path = std::getenv("PATH");
+  if (!Path)
+    return "";
+  std::stringstream In(Path);
+  std::string Dir;
+  while (std::getline(In, Dir, ':'))
+    if (!Dir.empty() && isExecutable(fs::path(Dir) / Name))
+      return (fs::path(Dir) / Name).string();
+  return "";
+}
+
+/// Link flags for the vendor libraries a problem allows.
+std::vector<std::string> libraryFlags(const spec::Problem &P) {
+  std::vector<std::string> Flags;
+  for (const std::string &Lib : P.AllowLibraries) {
+    if (Lib == "cublas")
+      Flags.insert(Flags.end(), {"-lcublas", "-lcublasLt"});
+    else if (Lib == "cublaslt")
+      Flags.push_back("-lcublasLt");
+    else if (Lib == "cudnn")
+      Flags.push_back("-lcudnn");
+    else if (Lib == "cufft")
+      Flags.push_back("-lcufft");
+    else if (Lib == "curand")
+      Flags.push_back("-lcurand");
+    else if (Lib == "cusparse")
+      Flags.push_back("-lcusparse");
+    else if (Lib == "cusolver")
+      Flags.push_back("-lcusolver");
+  }
+  return Flags;
+}
+} // namespace
+
+std::string archForComputeCapability(int Major, int Minor) {
+  std::string Arch = "sm_" + std::to_string(Major * 10 + Minor);
+  if (Major >= 9)
+    Arch += "a";
+  return Arch;
+}
+
+std::vector<std::string> evaluationFlags(const spec::Problem &P,
+                                         const CompileOptions &Options) {
+  std::string Arch = Options.Arch;
+  std::string Virtual = "compute_" + Arch.substr(Arch.find('_') + 1);
+  std::vector<std::string> Flags = {
+      "-O3", "-std=c++17", "-gencode=arch=" + Virtual + ",code=" + Arch,
+      "-Xptxas", "-v", "-lineinfo",
+      // One cudart shared by kopt-bench, the reference and the candidate:
+      // one runtime state, one legacy default stream.
+      "-cudart", "shared", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden",
+      // Each library resolves its own symbols first, so the reference and a
+      // candidate with the same function names can be loaded side by side.
+      "-Xlinker", "-Bsymbolic"};
+  if (P.FastMath)
+    Flags.push_back("--use_fast_math");
+  Flags.push_back("-I" + fs::absolute(P.Directory).string());
+  for (const std::string &F : P.NvccFlags)
+    Flags.push_back(F);
+  for (const std::string &F : libraryFlags(P))
+    Flags.push_back(F);
+  return Flags;
+}
+
+CompileResult compileEntryLibrary(const spec::Problem &P,
+                                  const fs::path &KernelSource,
+                                  const fs::path &WorkDir,
+                                  const std::string &Stem,
+                                  const CompileOptions &Options) {
+  CompileResult Result;
+  std::error_code EC;
+  fs::create_directories(WorkDir, EC);
+  fs::path Shim = WorkDir / (Stem + ".shim.cu");
+  fs::path Library = WorkDir / (Stem + ".so");
+  {
+    std::ofstream Out(Shim);
+    Out << generateShim(P, KernelSource);
+    if (!Out) {
+      Result.Log = "cannot write " + Shim.string();
+      return Result;
+    }
+  }
+  Result.ShimPath = Shim.string();
+  Result.LibraryPath = Library.string();
+  Result.Command.push_back(Options.Nvcc);
+  for (const std::string &F : evaluationFlags(P, Options))
+    Result.Command.push_back(F);
+  Result.Command.insert(Result.Command.end(),
+                        {"-o", Library.string(), Shim.string()});
+
+  ProcessOptions Run;
+  Run.TimeoutSeconds = Options.TimeoutSeconds;
+  ProcessResult Compile = runProcess(Result.Command, Run);
+  Result.Log = Compile.Output;
+  Result.Seconds = Compile.Seconds;
+  if (!Compile.succeeded()) {
+    if (!Compile.Started || Compile.TimedOut || Compile.Signal)
+      Result.Log += "\nnvcc " + Compile.describeEnd();
+    return Result;
+  }
+  Result.Ok = true;
+  parsePtxasLog(Result.Log, Result.Resources);
+
+  if (!Options.Cuobjdump.empty()) {
+    ProcessOptions Dump;
+    Dump.TimeoutSeconds = 120;
+    Dump.MaxCapturedBytes = 64 << 20;
+    ProcessResult Sass =
+        runProcess({Options.Cuobjdump, "-sass", Library.string()}, Dump);
+    if (Sass.succeeded()) {
+      Result.Sass = Sass.Output;
+      parseSass(Result.Sass, Result.Resources);
+    }
+  }
+  return Result;
+}
+
+std::string nvccVersion(const std::string &Nvcc) {
+  ProcessOptions Options;
+  Options.TimeoutSeconds = 60;
+  ProcessResult R = runProcess({Nvcc, "--version"}, Options);
+  std::istringstream In(R.Output);
+  std::string Line, Release;
+  while (std::getline(In, Line))
+    if (Line.find("release") != std::string::npos)
+      Release = Line;
+  return Release;
+}
+
+std::string findNvcc() {
+  if (const char *Env = std::getenv("KOPT_NVCC"); Env && isExecutable(Env))
+    return Env;
+  if (const char *Cuda = std::getenv("CUDA_PATH"))
+    if (isExecutable(fs::path(Cuda) / "bin" / "nvcc"))
+      return (fs::path(Cuda) / "bin" / "nvcc").string();
+  if (std::string OnPath = searchPath("nvcc"); !OnPath.empty())
+    return OnPath;
+  if (isExecutable("/usr/local/cuda/bin/nvcc"))
+    return "/usr/local/cuda/bin/nvcc";
+  return "";
+}
+
+std::string findCuobjdump(const std::string &Nvcc) {
+  if (!Nvcc.empty()) {
+    fs::path Beside = fs::path(Nvcc).parent_path() / "cuobjdump";
+    if (isExecutable(Beside))
+      return Beside.string();
+  }
+  return searchPath("cuobjdump");
+}
+
+} // namespace kopt::eval

@@ -1,0 +1,216 @@
+//===- DeviceProbe.cpp - What the evaluator reads off a GPU ---------------===//
+#include "kopt/Eval/DeviceProbe.h"
+
+#include "DeviceSupport.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <filesystem>
+#include <fstream>
+
+namespace kopt::eval {
+
+namespace fs = std::filesystem;
+using namespace device;
+
+nlohmann::json deviceInfoToJson(const DeviceInfo &D) {
+  return {{"index", D.Index},
+          {"name", D.Name},
+          {"uuid", D.Uuid},
+          {"pci_bus_id", D.PciBusId},
+          {"compute_capability",
+           std::to_string(D.Major) + "." + std::to_string(D.Minor)},
+          {"cc_major", D.Major},
+          {"cc_minor", D.Minor},
+          {"l2_bytes", D.L2Bytes},
+          {"global_memory_bytes", D.GlobalMemoryBytes},
+          {"multiprocessors", D.MultiprocessorCount},
+          {"driver_version", D.DriverVersion},
+          {"runtime_version", D.RuntimeVersion},
+          {"copy_bandwidth_gbps", D.CopyBandwidthGBps},
+          {"copy_bandwidth_cached", D.CopyBandwidthCached},
+          {"copy_bandwidth_cache_file", D.CopyBandwidthCacheFile}};
+}
+
+DeviceInfo deviceInfoFromJson(const nlohmann::json &J) {
+  DeviceInfo D;
+  D.Index = J.value("index", 0);
+  D.Name = J.value("name", "");
+  D.Uuid = J.value("uuid", "");
+  D.PciBusId = J.value("pci_bus_id", "");
+  D.Major = J.value("cc_major", 0);
+  D.Minor = J.value("cc_minor", 0);
+  D.L2Bytes = J.value("l2_bytes", 0LL);
+  D.GlobalMemoryBytes = J.value("global_memory_bytes", 0LL);
+  D.MultiprocessorCount = J.value("multiprocessors", 0);
+  D.DriverVersion = J.value("driver_version", 0);
+  D.RuntimeVersion = J.value("runtime_version", 0);
+  D.CopyBandwidthGBps = J.value("copy_bandwidth_gbps", 0.0);
+  D.CopyBandwidthCached = J.value("copy_bandwidth_cached", false);
+  D.CopyBandwidthCacheFile = J.value("copy_bandwidth_cache_file", "");
+  return D;
+}
+
+std::string defaultCacheDir() {
+  if (const char *Dir = std::getenv("KOPT_CACHE_DIR"); Dir && *Dir)
+    return Dir;
+  if (const char *Xdg = std::getenv("XDG_CACHE_HOME"); Xdg && *Xdg)
+    return (fs::path(Xdg) / "kopt").string();
+  if (const char *Home = std::getenv("HOME"); Home && *Home)
+    return (fs::path(Home) / ".cache" / "kopt").string();
+  return (fs::temp_directory_path() / "kopt-cache").string();
+}
+
+nlohmann::json readClocks(const std::string &PciBusId) {
+  // NVML's C ABI is stable; loading it at run time keeps it optional.
+  nlohmann::json Clocks = nlohmann::json::object();
+  void *Nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!Nvml)
+    return Clocks;
+  using InitFn = int (*)();
+  using HandleFn = int (*)(const char *, void **);
+  using ClockFn = int (*)(void *, int, unsigned *);
+  auto Init = reinterpret_cast<InitFn>(dlsym(Nvml, "nvmlInit_v2"));
+  auto ByBus = reinterpret_cast<HandleFn>(
+      dlsym(Nvml, "nvmlDeviceGetHandleByPciBusId_v2"));
+  auto Current =
+      reinterpret_cast<ClockFn>(dlsym(Nvml, "nvmlDeviceGetClockInfo"));
+  auto Max =
+      reinterpret_cast<ClockFn>(dlsym(Nvml, "nvmlDeviceGetMaxClockInfo"));
+  void *Handle = nullptr;
+  if (!Init || !ByBus || !Current || !Max || Init() != 0 ||
+      ByBus(PciBusId.c_str(), &Handle) != 0)
+    return Clocks;
+  const int Sm = 1, Memory = 2; // NVML_CLOCK_SM, NVML_CLOCK_MEM
+  unsigned MHz = 0;
+  if (Current(Handle, Sm, &MHz) == 0)
+    Clocks["sm_mhz"] = MHz;
+  if (Current(Handle, Memory, &MHz) == 0)
+    Clocks["memory_mhz"] = MHz;
+  if (Max(Handle, Sm, &MHz) == 0)
+    Clocks["max_sm_mhz"] = MHz;
+  if (Max(Handle, Memory, &MHz) == 0)
+    Clocks["max_memory_mhz"] = MHz;
+  return Clocks;
+}
+
+namespace {
+
+std::string formatUuid(const cudaUUID_t &U) {
+  char Text[64];
+  const unsigned char *B = reinterpret_cast<const unsigned char *>(U.bytes);
+  std::snprintf(Text, sizeof(Text),
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+                "%02x%02x%02x%02x%02x%02x",
+                B[0], B[1], B[2], B[3], B[4], B[5], B[6], B[7], B[8], B[9],
+                B[10], B[11], B[12], B[13], B[14], B[15]);
+  return Text;
+}
+
+/// Device-to-device copy of a large buffer, counting bytes read plus
+/// bytes written: the ceiling a memory-bound kernel can approach.
+double measureCopyBandwidth(long long GlobalMemory) {
+  std::size_t Bytes = 1ull << 30;
+  while (Bytes > (64ull << 20) &&
+         static_cast<long long>(Bytes) * 4 > GlobalMemory)
+    Bytes /= 2;
+  void *Src = nullptr, *Dst = nullptr;
+  KOPT_CUDA(cudaMalloc(&Src, Bytes));
+  KOPT_CUDA(cudaMalloc(&Dst, Bytes));
+  KOPT_CUDA(cudaMemset(Src, 1, Bytes));
+  cudaEvent_t Start, Stop;
+  KOPT_CUDA(cudaEventCreate(&Start));
+  KOPT_CUDA(cudaEventCreate(&Stop));
+  for (int I = 0; I < 3; ++I)
+    KOPT_CUDA(cudaMemcpy(Dst, Src, Bytes, cudaMemcpyDeviceToDevice));
+  double Best = 0;
+  for (int I = 0; I < 10; ++I) {
+    KOPT_CUDA(cudaEventRecord(Start));
+    KOPT_CUDA(cudaMemcpyAsync(Dst, Src, Bytes, cudaMemcpyDeviceToDevice));
+    KOPT_CUDA(cudaEventRecord(Stop));
+    KOPT_CUDA(cudaEventSynchronize(Stop));
+    float Ms = 0;
+    KOPT_CUDA(cudaEventElapsedTime(&Ms, Start, Stop));
+    if (Ms > 0)
+      Best = std::max(Best, 2.0 * Bytes / (Ms * 1e-3) / 1e9);
+  }
+  cudaEventDestroy(Start);
+  cudaEventDestroy(Stop);
+  cudaFree(Src);
+  cudaFree(Dst);
+  return Best;
+}
+
+} // namespace
+
+int runProbeWorker(const std::string &ResultPath, const std::string &CacheDir,
+                   int UserIndex) {
+  nlohmann::json Out;
+  try {
+    setStage("probing the device");
+    int Count = 0;
+    KOPT_CUDA(cudaGetDeviceCount(&Count));
+    if (Count < 1)
+      throw CudaFailure("no CUDA device is visible");
+    KOPT_CUDA(cudaSetDevice(0));
+    cudaDeviceProp Props{};
+    KOPT_CUDA(cudaGetDeviceProperties(&Props, 0));
+    DeviceInfo D;
+    D.Index = UserIndex;
+    D.Name = Props.name;
+    D.Uuid = formatUuid(Props.uuid);
+    char Bus[64] = {0};
+    if (cudaDeviceGetPCIBusId(Bus, sizeof(Bus), 0) == cudaSuccess)
+      D.PciBusId = Bus;
+    D.Major = Props.major;
+    D.Minor = Props.minor;
+    D.L2Bytes = Props.l2CacheSize;
+    D.GlobalMemoryBytes = static_cast<long long>(Props.totalGlobalMem);
+    D.MultiprocessorCount = Props.multiProcessorCount;
+    cudaDriverGetVersion(&D.DriverVersion);
+    cudaRuntimeGetVersion(&D.RuntimeVersion);
+
+    fs::path Cache =
+        fs::path(CacheDir) / ("copy-bandwidth-" + D.Uuid + ".json");
+    D.CopyBandwidthCacheFile = Cache.string();
+    std::ifstream In(Cache);
+    if (In) {
+      try {
+        nlohmann::json Cached = nlohmann::json::parse(In);
+        if (Cached.value("uuid", "") == D.Uuid &&
+            Cached.value("copy_bandwidth_gbps", 0.0) > 0) {
+          D.CopyBandwidthGBps = Cached["copy_bandwidth_gbps"];
+          D.CopyBandwidthCached = true;
+        }
+      } catch (const nlohmann::json::exception &) {
+        // A damaged cache is measured again and rewritten.
+      }
+    }
+    if (!D.CopyBandwidthCached) {
+      setStage("measuring the copy bandwidth");
+      D.CopyBandwidthGBps = measureCopyBandwidth(D.GlobalMemoryBytes);
+      std::error_code EC;
+      fs::create_directories(CacheDir, EC);
+      std::ofstream CacheOut(Cache);
+      CacheOut << nlohmann::json{{"uuid", D.Uuid},
+                                 {"name", D.Name},
+                                 {"copy_bandwidth_gbps", D.CopyBandwidthGBps},
+                                 {"method",
+                                  "cudaMemcpyAsync device-to-device of up "
+                                  "to 1 GiB, best of 10, bytes read + "
+                                  "written"}}
+                      .dump(2)
+               << "\n";
+    }
+    Out = deviceInfoToJson(D);
+    Out["clocks"] = readClocks(D.PciBusId);
+  } catch (const std::exception &E) {
+    Out = {{"error", E.what()}};
+  }
+  std::ofstream Result(ResultPath);
+  Result << Out.dump(2) << "\n";
+  return Out.contains("error") ? 1 : 0;
+}
+
+} // namespace kopt::eval

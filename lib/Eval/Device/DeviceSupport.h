@@ -1,0 +1,138 @@
+//===- DeviceSupport.h - CUDA helpers of the evaluation child ---*- C++ -*-===//
+//
+// Internal to the worker: CUDA errors as exceptions that carry the stage,
+// guarded device buffers, the loaded entry libraries, and the gate that
+// holds the legacy default stream while a candidate launches.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KOPT_LIB_EVAL_DEVICE_DEVICESUPPORT_H
+#define KOPT_LIB_EVAL_DEVICE_DEVICESUPPORT_H
+
+#include <cuda_runtime.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kopt::eval::device {
+
+/// A CUDA call failed. Sticky errors (illegal address, launch failure)
+/// leave the context unusable, so the worker reports and exits.
+class CudaFailure : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+void check(cudaError_t Error, const char *What);
+#define KOPT_CUDA(call) ::kopt::eval::device::check((call), #call)
+
+/// What the worker is doing now; printed to stderr so the parent can say
+/// where a child hung or died.
+void setStage(const std::string &Stage);
+const std::string &currentStage();
+
+/// A device buffer with guard zones before and after it. Kernels get the
+/// pointer past the front guard; a write past either end changes a guard
+/// byte, which the hardware would not notice for small overruns.
+class GuardedBuffer {
+public:
+  static constexpr std::size_t GuardBytes = 64 * 1024;
+  static constexpr unsigned char GuardByte = 0xA5;
+
+  GuardedBuffer() = default;
+  explicit GuardedBuffer(std::size_t Bytes);
+  GuardedBuffer(const GuardedBuffer &) = delete;
+  GuardedBuffer &operator=(const GuardedBuffer &) = delete;
+  GuardedBuffer(GuardedBuffer &&Other) noexcept;
+  GuardedBuffer &operator=(GuardedBuffer &&Other) noexcept;
+  ~GuardedBuffer();
+
+  void *data() const { return Base ? Base + GuardBytes : nullptr; }
+  std::size_t size() const { return Bytes; }
+  /// Refills both guards (after a detected overrun, before the next run).
+  void resetGuards(cudaStream_t Stream);
+  /// Empty when both guards are intact, else where the first changed byte
+  /// is, relative to the buffer ("4 bytes past the end").
+  std::string checkGuards(cudaStream_t Stream) const;
+
+private:
+  unsigned char *Base = nullptr;
+  std::size_t Bytes = 0;
+};
+
+/// A compiled entry library (reference or candidate), loaded with dlopen.
+class EntryLibrary {
+public:
+  using CallFn = int (*)(void *const *, cudaStream_t);
+  explicit EntryLibrary(const std::string &Path);
+  ~EntryLibrary();
+  void call(void *const *Args, cudaStream_t Stream) const { Fn(Args, Stream); }
+
+private:
+  void *Handle = nullptr;
+  CallFn Fn = nullptr;
+};
+
+/// Holds the legacy default stream with a host function that waits until
+/// the gate opens. Work a candidate puts on the default stream (directly,
+/// through a blocking stream, or cudaStreamPerThread) cannot start while
+/// the gate is closed; the evaluation stream is non-blocking and runs.
+class LegacyStreamGate {
+public:
+  void close();
+  void open();
+  /// Calls \p Fn with the gate closed; opens the gate itself if \p Fn has
+  /// not returned after \p Seconds (it waited on the default stream).
+  /// Returns false in that case.
+  template <class F> bool whileClosed(F &&Fn, double Seconds);
+
+private:
+  static void CUDART_CB hold(void *Self);
+  std::mutex Mutex;
+  std::condition_variable Changed;
+  bool Open = true;
+  bool Returned = false;
+  void watch(double Seconds, bool &Fired);
+};
+
+/// Polls \p Stream until it is idle or \p Seconds pass; false on timeout.
+bool waitForStream(cudaStream_t Stream, double Seconds);
+
+} // namespace kopt::eval::device
+
+#include <thread>
+
+namespace kopt::eval::device {
+template <class F> bool LegacyStreamGate::whileClosed(F &&Fn, double Seconds) {
+  close();
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Returned = false;
+  }
+  bool Fired = false;
+  std::thread Watchdog([&] { watch(Seconds, Fired); });
+  try {
+    Fn();
+  } catch (...) {
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Returned = true;
+    }
+    Changed.notify_all();
+    Watchdog.join();
+    throw;
+  }
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Returned = true;
+  }
+  Changed.notify_all();
+  Watchdog.join();
+  return !Fired;
+}
+} // namespace kopt::eval::device
+
+#endif // KOPT_LIB_EVAL_DEVICE_DEVICESUPPORT_H

@@ -1,0 +1,84 @@
+//===- Evaluation.h - Correctness and timing inside the child ---*- C++ -*-===//
+//
+// Internal to the worker. ProblemArguments owns one shape's device buffers
+// and the argument array the shim reads; CorrectnessCheck and TimingRun use
+// it; a Verdict ends the evaluation early with a status.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KOPT_LIB_EVAL_DEVICE_EVALUATION_H
+#define KOPT_LIB_EVAL_DEVICE_EVALUATION_H
+
+#include "DeviceSupport.h"
+
+#include "kopt/Eval/Status.h"
+#include "kopt/Eval/WorkerJob.h"
+#include "kopt/Spec/Problem.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+namespace kopt::eval::device {
+
+/// Ends an evaluation with a status other than ok.
+struct Verdict : std::runtime_error {
+  Status VerdictStatus;
+  std::string Rule;
+  Verdict(Status S, std::string Message, std::string Rule = "")
+      : std::runtime_error(std::move(Message)), VerdictStatus(S),
+        Rule(std::move(Rule)) {}
+};
+
+/// A failure of the reference: a problem error, not the candidate's fault.
+struct ReferenceFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// One shape's device buffers and the argument array for the shim.
+class ProblemArguments {
+public:
+  ProblemArguments(const spec::Problem &P, const spec::Shape &S);
+
+  const spec::Problem &problem() const { return P; }
+  void *const *argv() const { return ArgPointers.data(); }
+  GuardedBuffer &buffer(std::size_t Arg) { return Buffers[Arg]; }
+  std::int64_t count(std::size_t Arg) const { return Counts[Arg]; }
+  std::size_t bytes(std::size_t Arg) const;
+
+private:
+  const spec::Problem &P;
+  std::vector<GuardedBuffer> Buffers; // indexed like P.Args
+  std::vector<std::int64_t> Counts;
+  std::vector<void *> DevicePointers; // buffer args
+  std::vector<std::uint64_t> Scalars; // scalar args, 8 bytes each
+  std::vector<void *> ArgPointers;
+};
+
+/// Runs the candidate before and after the reference over every shape and
+/// seed; throws Verdict on the first failure. Fills \p Report.
+void checkCorrectness(const spec::Problem &P, const WorkerJob &Job,
+                      const EntryLibrary &Reference,
+                      const EntryLibrary &Candidate, cudaStream_t Stream,
+                      nlohmann::json &Report);
+
+/// Interleaved A/B timing on the benchmark shape; fills \p Report.
+void timeAgainstBaseline(const spec::Problem &P, const WorkerJob &Job,
+                         const EntryLibrary &Reference,
+                         const EntryLibrary &Candidate, cudaStream_t Stream,
+                         nlohmann::json &Report);
+
+/// Host inputs of one seed: bytes per argument (empty for non-inputs).
+std::vector<std::vector<unsigned char>> generateInputs(const spec::Problem &P,
+                                                       const spec::Shape &S,
+                                                       std::uint64_t Seed);
+
+/// Uploads inputs (and inout initial values) and poisons outputs.
+void prepareArguments(ProblemArguments &Args,
+                      const std::vector<std::vector<unsigned char>> &Inputs,
+                      unsigned char Poison, cudaStream_t Stream);
+
+} // namespace kopt::eval::device
+
+#endif // KOPT_LIB_EVAL_DEVICE_EVALUATION_H

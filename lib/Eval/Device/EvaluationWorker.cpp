@@ -1,0 +1,106 @@
+//===- EvaluationWorker.cpp - The child process of one evaluation ---------===//
+//
+// Loads the reference and the candidate, checks correctness, times both,
+// and writes the verdict as JSON. It ends with _exit: after a sticky CUDA
+// error the runtime's own teardown may hang, and the parent must get the
+// verdict, not a timeout.
+//
+//===----------------------------------------------------------------------===//
+#include "Evaluation.h"
+
+#include "kopt/Eval/DeviceProbe.h"
+#include "kopt/Eval/WorkerJob.h"
+#include "kopt/Spec/ProblemParser.h"
+
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+
+namespace kopt::eval {
+
+using namespace device;
+
+namespace {
+[[noreturn]] void finish(const std::string &ResultPath, nlohmann::json Out,
+                         int Code) {
+  Out["stage"] = currentStage();
+  {
+    std::ofstream Result(ResultPath);
+    Result << Out.dump(2) << "\n";
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(Code);
+}
+} // namespace
+
+int runEvaluationWorker(const std::string &JobPath) {
+  WorkerJob Job;
+  try {
+    std::ifstream In(JobPath);
+    Job = workerJobFromJson(nlohmann::json::parse(In));
+  } catch (const std::exception &E) {
+    std::fprintf(stderr, "kopt-bench worker: bad job %s: %s\n", JobPath.c_str(),
+                 E.what());
+    return 2;
+  }
+  nlohmann::json Out = {{"status", "ok"},
+                        {"messages", nlohmann::json::array()},
+                        {"reference_failed", false}};
+  try {
+    auto Loaded = spec::loadProblemFile(Job.ProblemPath);
+    if (!Loaded.ok())
+      throw std::runtime_error("cannot load the problem: " +
+                               Loaded.Errors.front());
+    const spec::Problem &P = *Loaded.Value;
+
+    setStage("creating the CUDA context");
+    KOPT_CUDA(cudaSetDevice(0));
+    KOPT_CUDA(cudaFree(nullptr));
+    cudaStream_t Stream = nullptr;
+    // Non-blocking: it does not wait for the legacy default stream, which
+    // the correctness check holds to catch default-stream launches.
+    KOPT_CUDA(cudaStreamCreateWithFlags(&Stream, cudaStreamNonBlocking));
+
+    setStage("loading the compiled libraries");
+    EntryLibrary Reference(Job.ReferenceLibrary);
+    EntryLibrary Candidate(Job.CandidateLibrary);
+
+    nlohmann::json Correctness = nlohmann::json::object();
+    try {
+      checkCorrectness(P, Job, Reference, Candidate, Stream, Correctness);
+    } catch (...) {
+      Out["correctness"] = Correctness;
+      throw;
+    }
+    Out["correctness"] = Correctness;
+
+    if (!Job.Timing.Skip) {
+      nlohmann::json Timing = nlohmann::json::object();
+      timeAgainstBaseline(P, Job, Reference, Candidate, Stream, Timing);
+      Out["timing"] = Timing;
+      cudaDeviceProp Props{};
+      char Bus[64] = {0};
+      if (cudaDeviceGetPCIBusId(Bus, sizeof(Bus), 0) == cudaSuccess)
+        Out["clocks_after_timing"] = readClocks(Bus);
+      (void)Props;
+    }
+    setStage("done");
+    finish(Job.ResultPath, Out, 0);
+  } catch (const Verdict &V) {
+    Out["status"] = std::string(statusName(V.VerdictStatus));
+    if (!V.Rule.empty())
+      Out["rule"] = V.Rule;
+    Out["messages"].push_back(V.what());
+  } catch (const ReferenceFailure &E) {
+    Out["status"] = "runtime-error";
+    Out["reference_failed"] = true;
+    Out["messages"].push_back(E.what());
+  } catch (const std::exception &E) {
+    Out["status"] = "runtime-error";
+    Out["messages"].push_back(E.what());
+  }
+  finish(Job.ResultPath, Out, 0);
+}
+
+} // namespace kopt::eval

@@ -1,0 +1,457 @@
+//===- Evaluator.cpp - The parent side of check and run -------------------===//
+#include "kopt/Eval/Evaluator.h"
+
+#include "kopt/Eval/Compiler.h"
+#include "kopt/Eval/DeviceProbe.h"
+#include "kopt/Eval/Process.h"
+#include "kopt/Eval/Sha256.h"
+#include "kopt/Eval/StaticChecks.h"
+#include "kopt/Spec/EntrySignature.h"
+#include "kopt/Spec/ProblemValidator.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace kopt::eval {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string tail(const std::string &Text, std::size_t Max) {
+  return Text.size() <= Max ? Text : "..." + Text.substr(Text.size() - Max);
+}
+
+/// CUDA_VISIBLE_DEVICES for the child that should see the user's device
+/// \p Index, honouring a selection the parent itself runs under.
+std::string visibleDeviceFor(int Index) {
+  const char *Parent = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!Parent || !*Parent)
+    return std::to_string(Index);
+  std::vector<std::string> Ids;
+  std::stringstream In(Parent);
+  std::string Id;
+  while (std::getline(In, Id, ','))
+    Ids.push_back(Id);
+  if (Index >= 0 && static_cast<std::size_t>(Index) < Ids.size())
+    return Ids[Index];
+  return std::to_string(Index);
+}
+
+json resourcesJson(const ResourceUsage &Usage) {
+  json Kernels = json::array();
+  for (const KernelResources &K : Usage.Kernels) {
+    json Loads = json::object(), Stores = json::object();
+    for (auto [Width, Count] : K.GlobalLoadWidths)
+      Loads[std::to_string(Width)] = Count;
+    for (auto [Width, Count] : K.GlobalStoreWidths)
+      Stores[std::to_string(Width)] = Count;
+    json Entry = {{"name", K.Name},
+                  {"mangled", K.MangledName},
+                  {"global_load_widths_bits", Loads},
+                  {"global_store_widths_bits", Stores}};
+    if (K.Registers >= 0) {
+      Entry["registers"] = K.Registers;
+      Entry["shared_bytes"] = K.SharedBytes;
+      Entry["stack_frame_bytes"] = K.StackFrameBytes;
+      Entry["spill_store_bytes"] = K.SpillStoreBytes;
+      Entry["spill_load_bytes"] = K.SpillLoadBytes;
+    }
+    Kernels.push_back(Entry);
+  }
+  return {{"kernels", Kernels}, {"sass_inspected", Usage.SassAvailable}};
+}
+
+void reject(json &Record, Status S, const std::string &Rule,
+            const std::string &Message) {
+  if (Record["status"] == "ok") {
+    Record["status"] = std::string(statusName(S));
+    if (!Rule.empty())
+      Record["rule"] = Rule;
+  }
+  Record["messages"].push_back(Message);
+}
+
+struct CompiledCandidate {
+  json Record;
+  std::map<std::string, std::string> LibraryByArch;
+};
+
+class Evaluator {
+public:
+  Evaluator(const spec::Problem &P, const EvaluatorOptions &Options)
+      : P(P), Options(Options) {}
+
+  EvaluationOutcome run();
+
+private:
+  const spec::Problem &P;
+  const EvaluatorOptions &Options;
+  EvaluationOutcome Outcome;
+  CompileOptions Compile;
+  std::string NvccVersion;
+  fs::path Work;
+  std::vector<DeviceInfo> Devices;
+  std::map<std::string, std::string> ReferenceByArch;
+  spec::EntrySignature ReferenceSignature;
+
+  bool prepareWorkDir();
+  bool probeDevices();
+  bool compileReference(const std::vector<std::string> &Archs);
+  CompiledCandidate compileCandidate(std::size_t Index, const std::string &Path,
+                                     const std::vector<std::string> &Archs);
+  void runWorker(CompiledCandidate &C, const DeviceInfo &D, std::size_t Index);
+  void addDerivedTiming(json &Record);
+};
+
+bool Evaluator::prepareWorkDir() {
+  std::error_code EC;
+  if (!Options.WorkDir.empty()) {
+    Work = Options.WorkDir;
+    fs::create_directories(Work, EC);
+  } else {
+    std::string Template =
+        (fs::temp_directory_path() / "kopt-bench-XXXXXX").string();
+    if (!mkdtemp(Template.data())) {
+      Outcome.ProblemErrors.push_back("cannot create a temporary directory");
+      return false;
+    }
+    Work = Template;
+  }
+  Work = fs::absolute(Work);
+  Outcome.WorkDir = Work.string();
+  return true;
+}
+
+bool Evaluator::probeDevices() {
+  std::string CacheDir =
+      Options.CacheDir.empty() ? defaultCacheDir() : Options.CacheDir;
+  for (int Index : Options.Devices) {
+    fs::path Result = Work / ("probe-" + std::to_string(Index) + ".json");
+    ProcessOptions Run;
+    Run.TimeoutSeconds = 180;
+    Run.ExtraEnv["CUDA_VISIBLE_DEVICES"] = visibleDeviceFor(Index);
+    ProcessResult R =
+        runProcess({currentExecutable(), "__probe", Result.string(), CacheDir,
+                    std::to_string(Index)},
+                   Run);
+    json Info;
+    std::ifstream In(Result);
+    if (In) {
+      try {
+        Info = json::parse(In);
+      } catch (const json::exception &) {
+      }
+    }
+    if (!R.succeeded() || !Info.is_object() || Info.contains("error")) {
+      std::string Why = Info.is_object() && Info.contains("error")
+                            ? Info["error"].get<std::string>()
+                            : R.describeEnd() + ": " + tail(R.Output, 2000);
+      Outcome.ProblemErrors.push_back("cannot use device " +
+                                      std::to_string(Index) + ": " + Why);
+      return false;
+    }
+    Devices.push_back(deviceInfoFromJson(Info));
+    Outcome.Devices.push_back(Info);
+  }
+  return true;
+}
+
+bool Evaluator::compileReference(const std::vector<std::string> &Archs) {
+  for (const std::string &Arch : Archs) {
+    CompileOptions O = Compile;
+    O.Arch = Arch;
+    CompileResult R =
+        compileEntryLibrary(P, P.referencePath(), Work, "reference-" + Arch, O);
+    if (!R.Ok) {
+      Outcome.ProblemErrors.push_back("the reference '" + P.Reference +
+                                      "' does not compile for " + Arch + ":\n" +
+                                      tail(R.Log, 4000));
+      return false;
+    }
+    ReferenceByArch[Arch] = R.LibraryPath;
+  }
+  return true;
+}
+
+CompiledCandidate
+Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
+                            const std::vector<std::string> &Archs) {
+  CompiledCandidate C;
+  json &Record = C.Record;
+  Record = {{"candidate", Path},
+            {"problem", P.Name},
+            {"status", "ok"},
+            {"messages", json::array()},
+            {"flags", json::array()}};
+  auto Source = spec::readTextFile(Path);
+  if (!Source) {
+    reject(Record, Status::CompileError, "",
+           "cannot read the candidate '" + Path + "'");
+    return C;
+  }
+  Record["source_sha256"] = sha256Hex(*Source);
+  Record["compile"] = {{"nvcc", Compile.Nvcc},
+                       {"nvcc_version", NvccVersion},
+                       {"flags", evaluationFlags(P, Compile)}};
+
+  for (const std::string &Arch : Archs) {
+    CompileOptions O = Compile;
+    O.Arch = Arch;
+    CompileResult R = compileEntryLibrary(
+        P, fs::absolute(Path), Work,
+        "candidate-" + std::to_string(Index) + "-" + Arch, O);
+    Record["compile"]["flags"] = evaluationFlags(P, O);
+    Record["compile"]["arch"] = Arch;
+    Record["compile"]["seconds"] = R.Seconds;
+    Record["compile"]["command"] = R.Command;
+    if (!R.Ok) {
+      Record["compile"]["log"] = tail(R.Log, 8000);
+      reject(Record, Status::CompileError, "",
+             "nvcc failed for " + Arch + ":\n" + tail(R.Log, 2000));
+      return C;
+    }
+    Record["resources"] = resourcesJson(R.Resources);
+    C.LibraryByArch[Arch] = R.LibraryPath;
+    for (const RuleViolation &V : checkSassRules(R.Sass, P))
+      reject(Record, Status::Rejected, V.Rule, describeViolation(V, Path));
+  }
+  std::vector<RuleViolation> Violations =
+      checkEntrySignatureRule(*Source, ReferenceSignature, P);
+  for (RuleViolation &V : checkSourceRules(*Source, P))
+    Violations.push_back(V);
+  for (const RuleViolation &V : Violations)
+    reject(Record, Status::Rejected, V.Rule, describeViolation(V, Path));
+  return C;
+}
+
+void Evaluator::addDerivedTiming(json &Record) {
+  if (!Record.contains("timing"))
+    return;
+  json &T = Record["timing"];
+  const spec::Shape &S = P.Shapes[P.BenchmarkShape];
+  double Bytes = spec::bytesMoved(P, S);
+  double Median = T["candidate"].value("median_ms", 0.0);
+  double BaselineMedian = T["baseline"].value("median_ms", 0.0);
+  T["bytes"] = Bytes;
+  T["bytes_source"] = P.BytesExpression.empty()
+                          ? "inputs read once + outputs written once"
+                          : "problem.json: " + P.BytesExpression;
+  if (Median > 0) {
+    T["achieved_gbps"] = Bytes / (Median * 1e-3) / 1e9;
+    T["baseline_achieved_gbps"] =
+        BaselineMedian > 0 ? Bytes / (BaselineMedian * 1e-3) / 1e9 : 0.0;
+    double Copy = Record.contains("device")
+                      ? Record["device"].value("copy_bandwidth_gbps", 0.0)
+                      : 0.0;
+    if (Copy > 0)
+      T["fraction_of_copy_bandwidth"] = T["achieved_gbps"].get<double>() / Copy;
+    if (auto Flops = spec::flopCount(P, S)) {
+      T["flops"] = *Flops;
+      T["achieved_gflops"] = *Flops / (Median * 1e-3) / 1e9;
+    }
+  }
+  double Speedup = T.value("speedup", 0.0);
+  if (Speedup > 10.0) {
+    Record["flags"].push_back("speedup-above-10x");
+    Record["messages"].push_back(
+        "speedup above 10x: look at this candidate a second time");
+  }
+}
+
+void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
+                          std::size_t Index) {
+  json &Record = C.Record;
+  std::string Arch = archForComputeCapability(D.Major, D.Minor);
+  std::string Tag = "eval-" + std::to_string(Index);
+  WorkerJob Job;
+  Job.ProblemPath = fs::absolute(P.SpecPath).string();
+  Job.ReferenceLibrary = ReferenceByArch[Arch];
+  Job.CandidateLibrary = C.LibraryByArch[Arch];
+  Job.ResultPath = (Work / (Tag + ".result.json")).string();
+  Job.L2Bytes = D.L2Bytes;
+  Job.Timing = Options.Timing;
+  if (Options.Seed) {
+    Job.SeedBase = *Options.Seed;
+  } else {
+    std::random_device Random;
+    Job.SeedBase = (static_cast<std::uint64_t>(Random()) << 20) ^ Random();
+  }
+  Record["seed_base"] = Job.SeedBase;
+  Record["device"] = deviceInfoToJson(D);
+  fs::path JobPath = Work / (Tag + ".job.json");
+  {
+    std::ofstream Out(JobPath);
+    Out << workerJobToJson(Job).dump(2) << "\n";
+  }
+  double Limit =
+      Options.TimeoutSeconds > 0 ? Options.TimeoutSeconds : P.TimeoutSeconds;
+  ProcessOptions Run;
+  Run.TimeoutSeconds = Limit;
+  Run.ExtraEnv["CUDA_VISIBLE_DEVICES"] = visibleDeviceFor(D.Index);
+  Run.OutputFile = (Work / (Tag + ".log")).string();
+  ProcessResult R =
+      runProcess({currentExecutable(), "__evaluate", JobPath.string()}, Run);
+  Record["worker"] = {
+      {"seconds", R.Seconds}, {"end", R.describeEnd()}, {"limit_s", Limit}};
+
+  std::string Log = spec::readTextFile(Run.OutputFile).value_or("");
+  std::string LastStage;
+  {
+    std::istringstream In(Log);
+    std::string Line;
+    const std::string Marker = "kopt-bench worker: stage: ";
+    while (std::getline(In, Line))
+      if (Line.rfind(Marker, 0) == 0)
+        LastStage = Line.substr(Marker.size());
+  }
+  if (R.TimedOut) {
+    reject(Record, Status::Timeout, "",
+           "killed after the " + std::to_string((int)Limit) +
+               " s limit during: " + LastStage);
+    return;
+  }
+  json Result;
+  std::ifstream In(Job.ResultPath);
+  bool Parsed = false;
+  if (In) {
+    try {
+      Result = json::parse(In);
+      Parsed = Result.is_object();
+    } catch (const json::exception &) {
+    }
+  }
+  if (!Parsed) {
+    reject(Record, Status::RuntimeError, "",
+           "the evaluation process died (" + R.describeEnd() +
+               ") during: " + LastStage + "\n" + tail(Log, 2000));
+    return;
+  }
+  for (const char *Key : {"correctness", "timing", "clocks_after_timing"})
+    if (Result.contains(Key))
+      Record[Key == std::string("clocks_after_timing") ? "clocks" : Key] =
+          Result[Key];
+  std::string WorkerStatus = Result.value("status", "runtime-error");
+  auto S = parseStatus(WorkerStatus).value_or(Status::RuntimeError);
+  for (const auto &M : Result["messages"])
+    Record["messages"].push_back(M);
+  if (S != Status::Ok) {
+    Record["status"] = WorkerStatus;
+    if (Result.contains("rule"))
+      Record["rule"] = Result["rule"];
+  }
+  if (Result.value("reference_failed", false))
+    Record["reference_failed"] = true;
+  addDerivedTiming(Record);
+}
+
+EvaluationOutcome Evaluator::run() {
+  Compile.Nvcc = findNvcc();
+  if (Compile.Nvcc.empty()) {
+    Outcome.ProblemErrors.push_back(
+        "nvcc not found (set KOPT_NVCC or CUDA_PATH, or put it on PATH)");
+    return Outcome;
+  }
+  Compile.Cuobjdump = findCuobjdump(Compile.Nvcc);
+  NvccVersion = nvccVersion(Compile.Nvcc);
+  if (!prepareWorkDir())
+    return Outcome;
+
+  auto ReferenceText = spec::readTextFile(P.referencePath());
+  std::string Error;
+  auto Sig = ReferenceText
+                 ? spec::findEntrySignature(
+                       spec::tokenizeSource(*ReferenceText), P.Entry, Error)
+                 : std::nullopt;
+  if (!Sig) {
+    Outcome.ProblemErrors.push_back("reference: cannot find the entry '" +
+                                    P.Entry + "' in " +
+                                    P.referencePath().string());
+    return Outcome;
+  }
+  ReferenceSignature = *Sig;
+
+  std::vector<std::string> Archs;
+  if (Options.OnDevice) {
+    if (!probeDevices())
+      return Outcome;
+    for (const DeviceInfo &D : Devices) {
+      std::string Arch = archForComputeCapability(D.Major, D.Minor);
+      if (std::find(Archs.begin(), Archs.end(), Arch) == Archs.end())
+        Archs.push_back(Arch);
+    }
+  } else {
+    Archs.push_back(Options.Arch.empty() ? "sm_90a" : Options.Arch);
+  }
+  Compile.Arch = Archs.front();
+  if (!compileReference(Archs))
+    return Outcome;
+
+  std::vector<std::string> Paths = Options.Candidates;
+  if (Paths.empty())
+    Paths.push_back(P.sourcePath().string());
+  std::vector<CompiledCandidate> Compiled(Paths.size());
+  {
+    // nvcc is single-threaded: compile candidates side by side.
+    std::atomic<std::size_t> Next{0};
+    unsigned Workers =
+        std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                        static_cast<unsigned>(Paths.size())));
+    std::vector<std::thread> Pool;
+    for (unsigned W = 0; W < Workers; ++W)
+      Pool.emplace_back([&] {
+        for (std::size_t I; (I = Next++) < Paths.size();)
+          Compiled[I] = compileCandidate(I, Paths[I], Archs);
+      });
+    for (std::thread &T : Pool)
+      T.join();
+  }
+
+  if (Options.OnDevice) {
+    // One worker thread per device; each evaluation is its own process.
+    std::atomic<std::size_t> Next{0};
+    std::vector<std::thread> Pool;
+    for (const DeviceInfo &D : Devices)
+      Pool.emplace_back([&, D] {
+        for (std::size_t I; (I = Next++) < Compiled.size();)
+          if (Compiled[I].Record["status"] == "ok")
+            runWorker(Compiled[I], D, I);
+      });
+    for (std::thread &T : Pool)
+      T.join();
+  }
+  for (CompiledCandidate &C : Compiled) {
+    if (C.Record.value("reference_failed", false))
+      Outcome.ProblemErrors.push_back("the reference failed while evaluating " +
+                                      C.Record["candidate"].get<std::string>());
+    Outcome.Records.push_back(std::move(C.Record));
+  }
+  if (!Options.KeepWorkDir && Options.WorkDir.empty()) {
+    std::error_code EC;
+    fs::remove_all(Work, EC);
+  }
+  return Outcome;
+}
+
+} // namespace
+
+Status recordStatus(const json &Record) {
+  return parseStatus(Record.value("status", "runtime-error"))
+      .value_or(Status::RuntimeError);
+}
+
+EvaluationOutcome evaluateCandidates(const spec::Problem &P,
+                                     const EvaluatorOptions &Options) {
+  return Evaluator(P, Options).run();
+}
+
+} // namespace kopt::eval

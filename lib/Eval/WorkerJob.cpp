@@ -1,0 +1,42 @@
+//===- WorkerJob.cpp - What the parent asks an evaluation child -----------===//
+#include "kopt/Eval/WorkerJob.h"
+
+namespace kopt::eval {
+
+nlohmann::json workerJobToJson(const WorkerJob &Job) {
+  return {{"problem", Job.ProblemPath},
+          {"reference_library", Job.ReferenceLibrary},
+          {"candidate_library", Job.CandidateLibrary},
+          {"result", Job.ResultPath},
+          {"seed_base", Job.SeedBase},
+          {"l2_bytes", Job.L2Bytes},
+          {"gate_seconds", Job.GateSeconds},
+          {"timing",
+           {{"warmup_ms", Job.Timing.WarmupMs},
+            {"repeat_ms", Job.Timing.RepeatMs},
+            {"min_runs", Job.Timing.MinRuns},
+            {"max_runs", Job.Timing.MaxRuns},
+            {"graph", Job.Timing.Graph},
+            {"skip", Job.Timing.Skip}}}};
+}
+
+WorkerJob workerJobFromJson(const nlohmann::json &J) {
+  WorkerJob Job;
+  Job.ProblemPath = J.at("problem");
+  Job.ReferenceLibrary = J.at("reference_library");
+  Job.CandidateLibrary = J.at("candidate_library");
+  Job.ResultPath = J.at("result");
+  Job.SeedBase = J.at("seed_base");
+  Job.L2Bytes = J.at("l2_bytes");
+  Job.GateSeconds = J.at("gate_seconds");
+  const auto &T = J.at("timing");
+  Job.Timing.WarmupMs = T.at("warmup_ms");
+  Job.Timing.RepeatMs = T.at("repeat_ms");
+  Job.Timing.MinRuns = T.at("min_runs");
+  Job.Timing.MaxRuns = T.at("max_runs");
+  Job.Timing.Graph = T.at("graph");
+  Job.Timing.Skip = T.at("skip");
+  return Job;
+}
+
+} // namespace kopt::eval
