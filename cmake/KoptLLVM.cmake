@@ -4,8 +4,13 @@
 # flag. Everyday builds link the shared libLLVM/libclang-cpp (fast links);
 # KOPT_STATIC_TOOLS=ON links the static component libraries instead.
 
-find_package(LLVM 22 REQUIRED CONFIG
+# LLVM's version file accepts only an exact major.minor; check the major here.
+find_package(LLVM REQUIRED CONFIG
   HINTS /usr/lib/llvm-22/lib/cmake/llvm)
+if(NOT LLVM_VERSION_MAJOR EQUAL 22)
+  message(FATAL_ERROR "kopt needs LLVM/Clang 22, found ${LLVM_PACKAGE_VERSION} "
+    "at ${LLVM_DIR}; set LLVM_DIR to /usr/lib/llvm-22/lib/cmake/llvm")
+endif()
 find_package(Clang REQUIRED CONFIG HINTS ${LLVM_DIR}/../clang)
 message(STATUS "kopt: LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
 

@@ -1,0 +1,109 @@
+//===- CudaAST.h - Recognizers for CUDA idioms in Clang's AST ---*- C++ -*-===//
+//
+// Small, side-effect-free queries shared by the analysis and the passes:
+// which expression is threadIdx.x, which loop is grid-stride, what constant a
+// launch dimension has, and the source text of a node in the main file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_ANALYSIS_CUDAAST_H
+#define KOPT_ANALYSIS_CUDAAST_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kopt {
+
+/// CUDA's built-in index variables.
+enum class BuiltinVar { ThreadIdx, BlockIdx, BlockDim, GridDim };
+
+struct BuiltinRef {
+  BuiltinVar Var;
+  unsigned Dim; ///< 0 = x, 1 = y, 2 = z
+};
+
+/// Matches `threadIdx.x` and friends (through casts and parentheses).
+std::optional<BuiltinRef> matchBuiltin(const clang::Expr *E);
+bool isBuiltin(const clang::Expr *E, BuiltinVar Var, unsigned Dim = 0);
+
+/// Strips parentheses, implicit casts and explicit integral casts.
+const clang::Expr *stripCasts(const clang::Expr *E);
+
+/// The variable E names, if E is a plain reference to one.
+const clang::VarDecl *referencedVar(const clang::Expr *E);
+
+/// True if Var is assigned, incremented or has its address taken anywhere in
+/// Body other than in its own declaration (and, if Except is set, in that
+/// statement: a loop's increment).
+bool isModifiedIn(const clang::VarDecl *Var, const clang::Stmt *Body,
+                  const clang::Stmt *Except = nullptr);
+
+/// `blockIdx.x * blockDim.x + threadIdx.x` in any operand order. Follows a
+/// local variable initialized to it and never modified in Scope.
+bool isGlobalThreadIndex(const clang::Expr *E, const clang::Stmt *Scope);
+
+/// `blockDim.x * gridDim.x` in either order, or a local variable initialized
+/// to it and never modified in Scope.
+bool isGridStride(const clang::Expr *E, const clang::Stmt *Scope);
+
+/// The canonical shape of a counted for-loop: `for (T i = Init; i < Bound;
+/// i += Step)` (also `++i`, `i++`, `i = i + Step`, `<=`, `Bound > i`).
+struct CountedLoop {
+  const clang::VarDecl *Var = nullptr;
+  const clang::Expr *Init = nullptr;
+  const clang::Expr *Bound = nullptr;
+  const clang::Expr *Step = nullptr; ///< nullptr means 1
+  bool Inclusive = false;            ///< `<=` instead of `<`
+};
+std::optional<CountedLoop> matchCountedLoop(const clang::ForStmt *For);
+
+/// Integer value of E: a constant expression, or a local variable that is
+/// initialized to one and never modified in Scope (`int block = 256;`).
+std::optional<int64_t> evaluateInt(const clang::Expr *E,
+                                   const clang::ASTContext &Ctx,
+                                   const clang::Stmt *Scope);
+
+/// The constant x/y/z of a launch dimension (an integer or a dim3).
+struct DimValue {
+  std::optional<int64_t> X, Y, Z;
+  std::optional<int64_t> total() const {
+    if (X && Y && Z)
+      return *X * *Y * *Z;
+    return std::nullopt;
+  }
+};
+DimValue evaluateDim(const clang::Expr *E, const clang::ASTContext &Ctx,
+                     const clang::Stmt *Scope);
+
+/// The expression the user wrote for a launch-configuration argument, with
+/// the implicit int -> dim3 conversion removed. nullptr for an omitted
+/// (defaulted) argument.
+const clang::Expr *userWrittenLaunchArg(const clang::Expr *E);
+
+/// True if the record type is CUDA's dim3.
+bool isDim3(clang::QualType T);
+
+/// Source text of a node; empty if it does not lie in one file range.
+std::string sourceText(clang::SourceRange R, const clang::ASTContext &Ctx);
+
+/// 1-based line and column of L's expansion in the main file.
+struct LineCol {
+  unsigned Line = 0, Col = 0;
+};
+LineCol lineCol(clang::SourceLocation L, const clang::ASTContext &Ctx);
+
+/// True if the whole range is written in the main file, outside macros.
+bool isRewritable(clang::SourceRange R, const clang::ASTContext &Ctx);
+
+/// Calls to __syncthreads and its variants.
+bool isBarrierCall(const clang::Stmt *S);
+
+} // namespace kopt
+
+#endif // KOPT_ANALYSIS_CUDAAST_H

@@ -1,0 +1,145 @@
+//===- KernelInfo.h - Facts about the kernels of one source -----*- C++ -*-===//
+//
+// The analysis result every pass reads and `kopt-opt --analyze` prints:
+// kernels with their parameters and attributes, launch sites, loops, global
+// accesses with their per-thread index class, barriers and the phases they
+// cut, shared arrays, and global values read again in a later phase.
+//
+// Kernel facts come from the device-side AST, launch sites from the host-side
+// AST. The AST pointers stay valid while the ParsedSource lives.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_ANALYSIS_KERNELINFO_H
+#define KOPT_ANALYSIS_KERNELINFO_H
+
+#include "kopt/Analysis/CudaAST.h"
+#include "kopt/Analysis/IndexClassifier.h"
+#include "kopt/Frontend/CudaFrontend.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kopt {
+
+struct ParamInfo {
+  std::string Name;
+  std::string Type;
+  bool IsPointer = false;
+  std::string PointeeType; ///< unqualified element type of a pointer
+  bool PointeeConst = false;
+  bool Restrict = false;
+  const clang::ParmVarDecl *Decl = nullptr;
+};
+
+struct LoopInfo {
+  enum Kind { GridStride, BlockStride, Counted, Other };
+  Kind K = Other;
+  LineCol Loc;
+  std::string Var;   ///< induction variable, if counted
+  std::string Bound; ///< bound expression text, if counted
+  std::optional<int64_t> TripCount;
+  unsigned Phase = 0;
+  const clang::ForStmt *For = nullptr; ///< nullptr for while/do loops
+  static llvm::StringRef kindName(Kind K);
+};
+
+struct AccessInfo {
+  enum Kind { Load, Store, LoadStore, AddressOf };
+  Kind K = Load;
+  LineCol Loc;
+  std::string Base; ///< pointer parameter
+  std::string ElementType;
+  std::string Index; ///< index expression text
+  IndexClass Class;
+  unsigned Phase = 0;
+  const clang::ArraySubscriptExpr *Expr = nullptr;
+  const clang::ParmVarDecl *BaseDecl = nullptr;
+  static llvm::StringRef kindName(Kind K);
+  bool reads() const { return K == Load || K == LoadStore; }
+  bool writes() const { return K == Store || K == LoadStore; }
+};
+
+struct BarrierInfo {
+  LineCol Loc;
+  std::string Callee;
+  unsigned PhaseBefore = 0; ///< the phase this barrier ends
+};
+
+struct SharedArrayInfo {
+  std::string Name;
+  std::string Type;
+  std::optional<int64_t> Elements; ///< unset for extern (dynamic) arrays
+  bool Dynamic = false;
+  LineCol Loc;
+};
+
+/// A global element loaded in one phase and loaded again in a later phase.
+struct ReReadInfo {
+  std::string Base;
+  std::string Index;
+  LineCol First, Again;
+  unsigned FirstPhase = 0, AgainPhase = 0;
+};
+
+struct KernelInfo {
+  std::string Name;
+  LineCol Loc;
+  bool IsTemplate = false;
+  std::vector<ParamInfo> Params;
+  std::vector<std::string> Attributes;
+  std::optional<int64_t> LaunchBoundsMaxThreads;
+  std::optional<int64_t> LaunchBoundsMinBlocks;
+  std::vector<LoopInfo> Loops;
+  std::vector<AccessInfo> Accesses;
+  std::vector<BarrierInfo> Barriers;
+  unsigned NumPhases = 1;
+  std::vector<SharedArrayInfo> SharedArrays;
+  std::vector<ReReadInfo> ReReads;
+  const clang::FunctionDecl *Decl = nullptr; ///< device-side definition
+
+  const ParamInfo *param(llvm::StringRef Name) const;
+};
+
+/// A launch dimension: what the user wrote and its constant value if any.
+struct LaunchDim {
+  std::string Text; ///< empty if omitted (defaulted)
+  DimValue Value;
+  bool IsDim3 = false;
+  const clang::Expr *Expr = nullptr; ///< user-written expression
+};
+
+struct LaunchSite {
+  std::string Kernel;
+  std::string Caller;
+  LineCol Loc;
+  LaunchDim Grid, Block, SharedBytes, Stream;
+  const clang::CUDAKernelCallExpr *Call = nullptr; ///< host-side
+  const clang::FunctionDecl *CallerDecl = nullptr; ///< host-side
+};
+
+struct ProgramInfo {
+  std::string File;
+  std::string GpuArch;
+  std::vector<KernelInfo> Kernels;
+  std::vector<LaunchSite> LaunchSites;
+  /// Kernels whose address is taken other than by a launch (function
+  /// pointers, cudaLaunchKernel): their launch configuration is unknown.
+  std::vector<std::string> KernelsWithUnknownLaunches;
+
+  const KernelInfo *kernel(llvm::StringRef Name) const;
+  std::vector<const LaunchSite *> launchesOf(llvm::StringRef Kernel) const;
+  bool hasUnknownLaunches(llvm::StringRef Kernel) const;
+};
+
+/// Analyzes the kernels defined in the main file of Source.
+ProgramInfo analyzeProgram(ParsedSource &Source, llvm::StringRef GpuArch);
+
+llvm::json::Value toJSON(const ProgramInfo &Info);
+
+} // namespace kopt
+
+#endif // KOPT_ANALYSIS_KERNELINFO_H

@@ -1,0 +1,376 @@
+//===- CudaAST.cpp - Recognizers for CUDA idioms in Clang's AST -----------===//
+
+#include "kopt/Analysis/CudaAST.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace clang;
+
+namespace kopt {
+
+const Expr *stripCasts(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *C = dyn_cast<ExplicitCastExpr>(E)) {
+      if (C->getType()->isIntegerType() || C->getType()->isPointerType()) {
+        E = C->getSubExpr();
+        continue;
+      }
+    }
+    if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = FC->getSubExpr();
+      continue;
+    }
+    return E;
+  }
+  return E;
+}
+
+std::optional<BuiltinRef> matchBuiltin(const Expr *E) {
+  const auto *PO = dyn_cast_or_null<PseudoObjectExpr>(stripCasts(E));
+  if (!PO)
+    return std::nullopt;
+  const auto *Prop = dyn_cast<MSPropertyRefExpr>(PO->getSyntacticForm());
+  if (!Prop)
+    return std::nullopt;
+  const Expr *Base = Prop->getBaseExpr()->IgnoreParenImpCasts();
+  if (const auto *OV = dyn_cast<OpaqueValueExpr>(Base))
+    Base = OV->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *Ref = dyn_cast<DeclRefExpr>(Base);
+  if (!Ref)
+    return std::nullopt;
+  std::optional<BuiltinVar> Var =
+      llvm::StringSwitch<std::optional<BuiltinVar>>(Ref->getDecl()->getName())
+          .Case("threadIdx", BuiltinVar::ThreadIdx)
+          .Case("blockIdx", BuiltinVar::BlockIdx)
+          .Case("blockDim", BuiltinVar::BlockDim)
+          .Case("gridDim", BuiltinVar::GridDim)
+          .Default(std::nullopt);
+  if (!Var)
+    return std::nullopt;
+  std::optional<unsigned> Dim =
+      llvm::StringSwitch<std::optional<unsigned>>(
+          Prop->getPropertyDecl()->getName())
+          .Case("x", 0u)
+          .Case("y", 1u)
+          .Case("z", 2u)
+          .Default(std::nullopt);
+  if (!Dim)
+    return std::nullopt;
+  return BuiltinRef{*Var, *Dim};
+}
+
+bool isBuiltin(const Expr *E, BuiltinVar Var, unsigned Dim) {
+  std::optional<BuiltinRef> R = matchBuiltin(E);
+  return R && R->Var == Var && R->Dim == Dim;
+}
+
+const VarDecl *referencedVar(const Expr *E) {
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(stripCasts(E)))
+    return dyn_cast<VarDecl>(Ref->getDecl());
+  return nullptr;
+}
+
+namespace {
+
+/// Finds writes to one variable.
+class WriteFinder : public RecursiveASTVisitor<WriteFinder> {
+public:
+  WriteFinder(const VarDecl *Var, const Stmt *Except)
+      : Var(Var), Except(Except) {}
+
+  bool TraverseStmt(Stmt *S) {
+    if (S && S == Except)
+      return true;
+    return RecursiveASTVisitor::TraverseStmt(S);
+  }
+
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp() && referencedVar(B->getLHS()) == Var)
+      Found = true;
+    return !Found;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if ((U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+        referencedVar(U->getSubExpr()) == Var)
+      Found = true;
+    return !Found;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+    if (C->isAssignmentOp() && C->getNumArgs() > 0 &&
+        referencedVar(C->getArg(0)) == Var)
+      Found = true;
+    return !Found;
+  }
+  // Passing by non-const reference may modify it.
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *FD = C->getDirectCallee();
+    for (unsigned I = 0; I < C->getNumArgs(); ++I) {
+      if (referencedVar(C->getArg(I)) != Var)
+        continue;
+      if (!FD || I >= FD->getNumParams()) {
+        // A call through a pointer or into varargs: only by-value is safe,
+        // and we cannot tell.
+        if (!C->getArg(I)->isPRValue() &&
+            !isa<ImplicitCastExpr>(C->getArg(I)))
+          Found = true;
+        continue;
+      }
+      QualType PT = FD->getParamDecl(I)->getType();
+      if (PT->isReferenceType() && !PT.getNonReferenceType().isConstQualified())
+        Found = true;
+    }
+    return !Found;
+  }
+
+  const VarDecl *Var;
+  const Stmt *Except;
+  bool Found = false;
+};
+
+const Expr *localInit(const Expr *E, const Stmt *Scope) {
+  const VarDecl *V = referencedVar(E);
+  if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || !V->getInit())
+    return nullptr;
+  if (Scope && isModifiedIn(V, Scope))
+    return nullptr;
+  return V->getInit();
+}
+
+/// Is E the product A * B (or B * A)?
+bool isProductOf(const Expr *E, BuiltinVar A, BuiltinVar B) {
+  const auto *Mul = dyn_cast<BinaryOperator>(stripCasts(E));
+  if (!Mul || Mul->getOpcode() != BO_Mul)
+    return false;
+  return (isBuiltin(Mul->getLHS(), A) && isBuiltin(Mul->getRHS(), B)) ||
+         (isBuiltin(Mul->getLHS(), B) && isBuiltin(Mul->getRHS(), A));
+}
+
+} // namespace
+
+bool isModifiedIn(const VarDecl *Var, const Stmt *Body, const Stmt *Except) {
+  if (!Body)
+    return false;
+  WriteFinder F(Var, Except);
+  F.TraverseStmt(const_cast<Stmt *>(Body));
+  return F.Found;
+}
+
+bool isGlobalThreadIndex(const Expr *E, const Stmt *Scope) {
+  E = stripCasts(E);
+  if (const Expr *Init = localInit(E, Scope))
+    return isGlobalThreadIndex(Init, Scope);
+  const auto *Add = dyn_cast<BinaryOperator>(E);
+  if (!Add || Add->getOpcode() != BO_Add)
+    return false;
+  auto IsBase = [](const Expr *X) {
+    return isProductOf(X, BuiltinVar::BlockIdx, BuiltinVar::BlockDim);
+  };
+  auto IsTid = [](const Expr *X) {
+    return isBuiltin(X, BuiltinVar::ThreadIdx);
+  };
+  return (IsBase(Add->getLHS()) && IsTid(Add->getRHS())) ||
+         (IsTid(Add->getLHS()) && IsBase(Add->getRHS()));
+}
+
+bool isGridStride(const Expr *E, const Stmt *Scope) {
+  E = stripCasts(E);
+  if (const Expr *Init = localInit(E, Scope))
+    return isGridStride(Init, Scope);
+  return isProductOf(E, BuiltinVar::BlockDim, BuiltinVar::GridDim);
+}
+
+std::optional<CountedLoop> matchCountedLoop(const ForStmt *For) {
+  CountedLoop L;
+  // Init: `T i = E` or `i = E`.
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(For->getInit())) {
+    if (!DS->isSingleDecl())
+      return std::nullopt;
+    const auto *V = dyn_cast<VarDecl>(DS->getSingleDecl());
+    if (!V || !V->getInit())
+      return std::nullopt;
+    L.Var = V;
+    L.Init = V->getInit();
+  } else if (const auto *B = dyn_cast_or_null<BinaryOperator>(For->getInit())) {
+    if (B->getOpcode() != BO_Assign || !referencedVar(B->getLHS()))
+      return std::nullopt;
+    L.Var = referencedVar(B->getLHS());
+    L.Init = B->getRHS();
+  } else {
+    return std::nullopt;
+  }
+  // Condition: `i < N`, `i <= N`, `N > i`, `N >= i`.
+  const auto *Cond = dyn_cast_or_null<BinaryOperator>(
+      For->getCond() ? For->getCond()->IgnoreParenImpCasts() : nullptr);
+  if (!Cond)
+    return std::nullopt;
+  BinaryOperatorKind Op = Cond->getOpcode();
+  if ((Op == BO_LT || Op == BO_LE) && referencedVar(Cond->getLHS()) == L.Var) {
+    L.Bound = Cond->getRHS();
+    L.Inclusive = Op == BO_LE;
+  } else if ((Op == BO_GT || Op == BO_GE) &&
+             referencedVar(Cond->getRHS()) == L.Var) {
+    L.Bound = Cond->getLHS();
+    L.Inclusive = Op == BO_GE;
+  } else {
+    return std::nullopt;
+  }
+  // Increment: `++i`, `i++`, `i += S`, `i = i + S`.
+  const Expr *Inc = For->getInc() ? For->getInc()->IgnoreParenImpCasts() : nullptr;
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc)) {
+    if (!U->isIncrementOp() || referencedVar(U->getSubExpr()) != L.Var)
+      return std::nullopt;
+  } else if (const auto *B = dyn_cast_or_null<BinaryOperator>(Inc)) {
+    if (referencedVar(B->getLHS()) != L.Var)
+      return std::nullopt;
+    if (B->getOpcode() == BO_AddAssign) {
+      L.Step = B->getRHS();
+    } else if (B->getOpcode() == BO_Assign) {
+      const auto *Sum = dyn_cast<BinaryOperator>(stripCasts(B->getRHS()));
+      if (!Sum || Sum->getOpcode() != BO_Add)
+        return std::nullopt;
+      if (referencedVar(Sum->getLHS()) == L.Var)
+        L.Step = Sum->getRHS();
+      else if (referencedVar(Sum->getRHS()) == L.Var)
+        L.Step = Sum->getLHS();
+      else
+        return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+  } else {
+    return std::nullopt;
+  }
+  // The body must not move the induction variable itself.
+  if (isModifiedIn(L.Var, For->getBody()))
+    return std::nullopt;
+  return L;
+}
+
+std::optional<int64_t> evaluateInt(const Expr *E, const ASTContext &Ctx,
+                                   const Stmt *Scope) {
+  if (!E || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  Expr::EvalResult R;
+  if (E->EvaluateAsInt(R, Ctx))
+    return R.Val.getInt().getExtValue();
+  if (const Expr *Init = localInit(E, Scope))
+    return evaluateInt(Init, Ctx, Scope);
+  return std::nullopt;
+}
+
+bool isDim3(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  if (const auto *RD = T->getAsCXXRecordDecl())
+    return RD->getName() == "dim3";
+  return false;
+}
+
+namespace {
+
+const CXXConstructExpr *dim3Construct(const Expr *E) {
+  E = E->IgnoreImplicit();
+  if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(E))
+    E = BT->getSubExpr();
+  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = FC->getSubExpr()->IgnoreImplicit();
+  return dyn_cast<CXXConstructExpr>(E);
+}
+
+} // namespace
+
+DimValue evaluateDim(const Expr *E, const ASTContext &Ctx, const Stmt *Scope) {
+  DimValue D;
+  if (!E)
+    return D;
+  if (!isDim3(E->getType())) {
+    D.X = evaluateInt(E, Ctx, Scope);
+    D.Y = D.Z = 1;
+    return D;
+  }
+  const CXXConstructExpr *C = dim3Construct(E);
+  // A copy of a dim3 variable: look at its initializer.
+  if (C && C->getNumArgs() == 1 && isDim3(C->getArg(0)->getType()))
+    return evaluateDim(C->getArg(0), Ctx, Scope);
+  if (!C) {
+    if (const VarDecl *V = referencedVar(E)) {
+      if (V->hasLocalStorage() && V->getInit() && !isModifiedIn(V, Scope) &&
+          !isa<ParmVarDecl>(V)) {
+        // `dim3 b(x.x, ...)` members assigned later count as modification
+        // only through operator=; member stores are found here too.
+        return evaluateDim(V->getInit(), Ctx, Scope);
+      }
+    }
+    return D;
+  }
+  std::optional<int64_t> Vals[3] = {1, 1, 1};
+  for (unsigned I = 0; I < C->getNumArgs() && I < 3; ++I) {
+    const Expr *A = C->getArg(I);
+    if (const auto *Def = dyn_cast<CXXDefaultArgExpr>(A))
+      A = Def->getExpr();
+    Vals[I] = evaluateInt(A, Ctx, Scope);
+  }
+  D.X = Vals[0];
+  D.Y = Vals[1];
+  D.Z = Vals[2];
+  return D;
+}
+
+const Expr *userWrittenLaunchArg(const Expr *E) {
+  if (!E || isa<CXXDefaultArgExpr>(E))
+    return nullptr;
+  const Expr *Inner = E->IgnoreImplicit();
+  // An implicit int -> dim3 conversion or a copy of a dim3 variable: the user
+  // wrote the constructor's argument. `dim3(16, 16)` has parentheses and stays.
+  if (const auto *C = dyn_cast<CXXConstructExpr>(Inner))
+    if (!isa<CXXTemporaryObjectExpr>(C) && C->getNumArgs() >= 1 &&
+        C->getParenOrBraceRange().isInvalid())
+      return C->getArg(0)->IgnoreImplicit();
+  return Inner;
+}
+
+std::string sourceText(SourceRange R, const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange CR = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(R), SM, Ctx.getLangOpts());
+  if (CR.isInvalid())
+    return std::string();
+  return Lexer::getSourceText(CR, SM, Ctx.getLangOpts()).str();
+}
+
+LineCol lineCol(SourceLocation L, const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(L));
+  if (P.isInvalid())
+    return {};
+  return {P.getLine(), P.getColumn()};
+}
+
+bool isRewritable(SourceRange R, const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (R.isInvalid() || R.getBegin().isMacroID() || R.getEnd().isMacroID())
+    return false;
+  return SM.isInMainFile(R.getBegin()) && SM.isInMainFile(R.getEnd());
+}
+
+bool isBarrierCall(const Stmt *S) {
+  const auto *C = dyn_cast_or_null<CallExpr>(S);
+  if (!C)
+    return false;
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return false;
+  return llvm::StringSwitch<bool>(FD->getName())
+      .Cases({"__syncthreads", "__syncthreads_count", "__syncthreads_and",
+              "__syncthreads_or", "__barrier_sync"},
+             true)
+      .Default(false);
+}
+
+} // namespace kopt

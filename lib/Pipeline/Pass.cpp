@@ -1,0 +1,32 @@
+//===- Pass.cpp - The interface of a rewrite pass -------------------------===//
+
+#include "kopt/Pipeline/Pass.h"
+
+namespace kopt {
+
+Pass::~Pass() = default;
+
+void PassContext::emit(Remark::Kind K, llvm::StringRef Function, LineCol Loc,
+                       const llvm::Twine &Msg) {
+  Remark R;
+  R.K = K;
+  R.Pass = Params.name().str();
+  R.Function = Function.str();
+  R.File = Source.Path;
+  R.Line = Loc.Line;
+  R.Col = Loc.Col;
+  R.Message = Msg.str();
+  Remarks.push_back(std::move(R));
+}
+
+void PassContext::applied(llvm::StringRef Function, LineCol Loc,
+                          const llvm::Twine &Msg) {
+  emit(Remark::Applied, Function, Loc, Msg);
+}
+
+void PassContext::missed(llvm::StringRef Function, LineCol Loc,
+                         const llvm::Twine &Msg) {
+  emit(Remark::Missed, Function, Loc, Msg);
+}
+
+} // namespace kopt
