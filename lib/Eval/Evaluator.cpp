@@ -298,6 +298,10 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
   ProcessOptions Run;
   Run.TimeoutSeconds = Limit;
   Run.ExtraEnv["CUDA_VISIBLE_DEVICES"] = visibleDeviceFor(D.Index);
+  // Load every kernel when its library is loaded, not at its first launch:
+  // a lazy load waits for the device, and the correctness check holds the
+  // default stream while the candidate launches.
+  Run.ExtraEnv["CUDA_MODULE_LOADING"] = "EAGER";
   Run.OutputFile = (Work / (Tag + ".log")).string();
   ProcessResult R =
       runProcess({currentExecutable(), "__evaluate", JobPath.string()}, Run);

@@ -39,7 +39,7 @@ std::string shortName(const std::string &Path) {
 
 void printTable(const EvaluationOutcome &Outcome, std::ostream &OS) {
   char Line[512];
-  std::snprintf(Line, sizeof(Line), "%-28s %-14s %11s %11s %-24s %9s %6s %5s",
+  std::snprintf(Line, sizeof(Line), "%-28s %-24s %11s %11s %-24s %9s %6s %5s",
                 "candidate", "status", "median ms", "baseline",
                 "speedup [95% CI]", "GB/s", "%copy", "regs");
   OS << Line << "\n";
@@ -68,7 +68,7 @@ void printTable(const EvaluationOutcome &Outcome, std::ostream &OS) {
       if (Max >= 0)
         Regs = std::to_string(Max);
     }
-    std::snprintf(Line, sizeof(Line), "%-28s %-14s %11s %11s %-24s %9s %6s %5s",
+    std::snprintf(Line, sizeof(Line), "%-28s %-24s %11s %11s %-24s %9s %6s %5s",
                   shortName(R.value("candidate", "?")).c_str(), Status.c_str(),
                   Median.c_str(), Baseline.c_str(), Speedup.c_str(),
                   GBps.c_str(), Copy.c_str(), Regs.c_str());

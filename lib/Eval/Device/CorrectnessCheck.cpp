@@ -216,6 +216,16 @@ void Checker::checkShape(std::size_t ShapeIndex, const EntryLibrary &Reference,
     setStage("generating inputs for " + Where);
     auto Inputs = generateInputs(P, S, Seed);
 
+    if (SeedIndex == 0) {
+      // One unchecked call first: the first launch of a kernel may load its
+      // module or grow local memory, which waits for the whole device and
+      // so for the held default stream. Later calls must not wait.
+      setStage(Where + ": warm-up call of the candidate (not checked)");
+      prepareArguments(Args, Inputs, FirstPoisonByte, Stream);
+      Candidate.call(Args.argv(), P.hasStreamArg() ? Stream : nullptr);
+      KOPT_CUDA(cudaGetLastError());
+      KOPT_CUDA(cudaDeviceSynchronize());
+    }
     setStage(Where + ": candidate run 1 (before the reference)");
     HostOutputs First =
         runCandidate(Candidate, Args, Staging, Inputs, FirstPoisonByte,
