@@ -58,6 +58,13 @@ struct Region {
   bool OnePerThread = false;
 };
 
+/// Orders parameters as declared, so remarks and code are deterministic.
+struct ParamOrder {
+  bool operator()(const ParmVarDecl *A, const ParmVarDecl *B) const {
+    return A->getFunctionScopeIndex() < B->getFunctionScopeIndex();
+  }
+};
+
 /// One pointer whose `p[i]` accesses become vector accesses.
 struct VectorPointer {
   const ParamInfo *Param = nullptr;
@@ -75,8 +82,7 @@ struct VectorPointer {
   std::string carrierName() const { return "kopt_vec_" + Param->Name; }
   /// The address of element 0 of the vectorized range.
   std::string base() const {
-    return Offset.empty() ? Param->Name
-                          : "(" + Param->Name + " + (" + Offset + "))";
+    return Offset.empty() ? Param->Name : Param->Name + " + (" + Offset + ")";
   }
 };
 
@@ -286,7 +292,7 @@ bool matchElementIndex(const Expr *Index, const VarDecl *Var, const Stmt *Body,
     Off = Add->getLHS();
   else if (referencedVar(Add->getLHS()) == Var)
     Off = Add->getRHS();
-  if (!Off || Off->HasSideEffects(Ctx) ||
+  if (!Off || hasSideEffects(Off, Ctx) ||
       classifyIndex(Off, Kernel, Ctx).K != IndexClass::Uniform)
     return false;
   // Every variable of the offset must be declared outside Body and keep its
@@ -332,11 +338,8 @@ std::vector<std::string> carriedState(const Stmt *Body, const VarDecl *Index,
       Names.push_back(N);
   };
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-    if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp())
-      Note(B->getLHS());
-    if (const auto *U = dyn_cast<UnaryOperator>(S);
-        U && U->isIncrementDecrementOp())
-      Note(U->getSubExpr());
+    if (std::optional<WriteOf> W = writeOf(S))
+      Note(W->Target);
     for (const Stmt *C : S->children())
       if (C)
         Walk(C);
@@ -465,7 +468,7 @@ private:
                         BoundType.getAsString() +
                         "): vector index arithmetic could overflow",
                     lineCol(R.Bound->getBeginLoc(), AC));
-    if (R.Bound->HasSideEffects(AC) ||
+    if (hasSideEffects(R.Bound, AC) ||
         classifyIndex(R.Bound, K.Decl, AC).K != IndexClass::Uniform)
       return Refuse("the bound '" + sourceText(R.Bound->getSourceRange(), AC) +
                         "' is not the same for all threads and iterations",
@@ -495,7 +498,7 @@ private:
     // Sort the region's global accesses into element-wise ones and others.
     SubscriptCollector Collector;
     Collector.TraverseStmt(const_cast<Stmt *>(R.Body));
-    std::map<const ParmVarDecl *, VectorPointer> Vectorized;
+    std::map<const ParmVarDecl *, VectorPointer, ParamOrder> Vectorized;
     std::vector<const AccessInfo *> Others;
     for (const ArraySubscriptExpr *E : Collector.Found) {
       const AccessInfo *A = nullptr;
@@ -584,8 +587,8 @@ private:
                       RegionLoc);
 
     // Aliasing between stores and loads of different pointers.
-    std::map<const ParmVarDecl *, std::vector<const AccessInfo *>> Loads,
-        Stores;
+    std::map<const ParmVarDecl *, std::vector<const AccessInfo *>, ParamOrder>
+        Loads, Stores;
     auto Record = [&](const AccessInfo *A) {
       if (A->reads())
         Loads[A->BaseDecl].push_back(A);
@@ -649,13 +652,12 @@ private:
   /// `p[i] = ...;` as a statement of Body itself (not under a branch).
   static bool isUnconditionalStore(const ArraySubscriptExpr *E,
                                    const Stmt *Body, ParentMap &Parents) {
-    const auto *Assign =
-        dyn_cast_or_null<BinaryOperator>(
-        Parents.getParentIgnoreParenImpCasts(const_cast<ArraySubscriptExpr *>(E)));
-    if (!Assign || Assign->getOpcode() != BO_Assign ||
-        Assign->getLHS()->IgnoreParenImpCasts() != E)
+    const Stmt *Assign = Parents.getParentIgnoreParenImpCasts(
+        const_cast<ArraySubscriptExpr *>(E));
+    std::optional<WriteOf> W = writeOf(Assign);
+    if (!W || !W->Plain || W->Target->IgnoreParenImpCasts() != E)
       return false;
-    const Stmt *Holder = Parents.getParent(const_cast<BinaryOperator *>(Assign));
+    const Stmt *Holder = Parents.getParent(const_cast<Stmt *>(Assign));
     while (Holder && isa<ExprWithCleanups, ParenExpr>(Holder))
       Holder = Parents.getParent(Holder);
     return Assign == Body || Holder == Body;
@@ -787,8 +789,8 @@ private:
     const Plan &P = std::get<Plan>(Decision);
     std::optional<std::pair<unsigned, unsigned>> LoopRange =
         stmtOffsets(L.For, AC);
-    if (!LoopRange || CL->Init->HasSideEffects(AC) ||
-        CL->Step->HasSideEffects(AC)) {
+    if (!LoopRange || hasSideEffects(CL->Init, AC) ||
+        hasSideEffects(CL->Step, AC)) {
       Ctx.missed(K.Name, L.Loc,
                  What + "it is written in a macro or its init or step has "
                         "side effects");
@@ -811,16 +813,18 @@ private:
     }
     std::optional<std::pair<unsigned, unsigned>> BodyRange =
         stmtOffsets(R.Body, AC);
+    // Copies of the loop move from Indent to I2.
+    std::string Deeper = I2.substr(Indent.size());
     std::string ScalarBody =
         (isa<CompoundStmt>(R.Body) ? " " : "\n" + I3) +
-        reindent(Code.slice(BodyRange->first, BodyRange->second), "  ");
-    std::string Original = reindent(
-        Code.slice(LoopRange->first, LoopRange->second), "  ");
+        reindent(Code.slice(BodyRange->first, BodyRange->second), Deeper);
+    std::string Original =
+        reindent(Code.slice(LoopRange->first, LoopRange->second), Deeper);
 
     std::string Text =
         "{\n" + I1 + "// kopt vectorize-loads: " + W +
-        " elements per access, scalar tail; the original loop runs when a\n" +
-        I1 + "// pointer is not aligned to the vector.\n" + I1 +
+        " elements per access and a scalar tail;\n" + I1 +
+        "// the original loop runs when a pointer is not aligned.\n" + I1 +
         "const auto kopt_n = " + Bound + ";\n" + I1 + "if (" +
         alignmentCheck(P, I1 + "    ") + ") {\n" + I2 + "for (" + IndexType +
         " kopt_v = " + Init + "; kopt_v < kopt_n / " + W + "; kopt_v += " +
@@ -873,7 +877,7 @@ private:
       const Expr *G = L->Grid.Expr;
       std::optional<std::pair<unsigned, unsigned>> Off =
           G ? exprOffsets(G, HC) : std::nullopt;
-      if (!Off || G->HasSideEffects(HC)) {
+      if (!Off || hasSideEffects(G, HC)) {
         Ctx.missed(K.Name, L->Loc,
                    "one-element-per-thread kernel not vectorized: the grid "
                    "of the launch at " + where(L->Loc) +
@@ -899,7 +903,7 @@ private:
         stmtOffsets(KernelBody, AC);
     std::optional<std::pair<unsigned, unsigned>> ThenRange =
         stmtOffsets(R.Body, AC);
-    if (!BodyRange || !ThenRange || R.Bound->HasSideEffects(AC)) {
+    if (!BodyRange || !ThenRange || hasSideEffects(R.Bound, AC)) {
       Ctx.missed(K.Name, K.Loc,
                  "one-element-per-thread kernel not vectorized: its body is "
                  "written in a macro");
@@ -940,10 +944,9 @@ private:
 
     std::string Text =
         "{\n" + I1 + "// kopt vectorize-loads: each thread handles " + W +
-        " consecutive elements (the\n" + I1 +
-        "// launch grid is divided by " + W +
-        "); one thread does the scalar tail, and a\n" + I1 +
-        "// grid-stride scalar loop runs when a pointer is not aligned.\n" +
+        " consecutive elements\n" + I1 + "// (the launch grid is divided by " +
+        W + "), one thread the scalar tail;\n" + I1 +
+        "// a scalar loop runs when a pointer is not aligned.\n" +
         I1 + "const " + IndexType + " kopt_g = " + Gid + ";\n" + I1 +
         "const auto kopt_n = " + Bound + ";\n" + I1 + "if (" +
         alignmentCheck(P, I1 + "    ") + ") {\n" + I2 + "if (kopt_g < kopt_n / " + W +

@@ -35,9 +35,11 @@ config.substitutions.append(("%kopt_src", config.kopt_src_root))
 config.substitutions.append(("%kernels", os.path.join(config.kopt_src_root, "kernels")))
 config.substitutions.append(("%python", "python3"))
 
+# Tools are found on PATH; a carried kopt-opt (GPU hosts) brings its folder.
 if config.kopt_opt and os.path.exists(config.kopt_opt):
     config.available_features.add("kopt-opt")
-    config.substitutions.append(("kopt-opt", config.kopt_opt))
+    config.environment["PATH"] = os.pathsep.join(
+        [os.path.dirname(config.kopt_opt), config.environment["PATH"]])
 
 def find_llvm_tool(name):
     if config.llvm_tools_dir:
@@ -51,10 +53,11 @@ if find_llvm_tool("FileCheck") and find_llvm_tool("not"):
 
 if config.nvcc and os.path.exists(config.nvcc):
     config.available_features.add("cuda-toolkit")
-    config.substitutions.append(("%nvcc", config.nvcc))
-    # Every rewritten kernel is compiled the way users compile it.
+    # Every rewritten kernel is compiled the way users compile it. (Longer
+    # names first: lit substitutes in order.)
     config.substitutions.append(
         ("%nvcc_check", config.nvcc + " -arch=sm_90 -std=c++17 -c -o /dev/null"))
+    config.substitutions.append(("%nvcc", config.nvcc))
 
 def gpu_present():
     if os.environ.get("KOPT_LIT_NO_GPU"):

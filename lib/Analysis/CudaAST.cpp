@@ -71,6 +71,25 @@ bool isBuiltin(const Expr *E, BuiltinVar Var, unsigned Dim) {
   return R && R->Var == Var && R->Dim == Dim;
 }
 
+bool hasSideEffects(const Expr *E, const ASTContext &Ctx) {
+  if (!E || matchBuiltin(E))
+    return false;
+  E = E->IgnoreParens();
+  if (const auto *B = dyn_cast<BinaryOperator>(E))
+    if (B->isAssignmentOp())
+      return true;
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    if (U->isIncrementDecrementOp())
+      return true;
+  if (isa<CallExpr>(E) || isa<CXXConstructExpr>(E))
+    return E->HasSideEffects(Ctx);
+  for (const Stmt *C : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(C))
+      if (hasSideEffects(CE, Ctx))
+        return true;
+  return false;
+}
+
 const VarDecl *referencedVar(const Expr *E) {
   if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(stripCasts(E)))
     return dyn_cast<VarDecl>(Ref->getDecl());
@@ -357,6 +376,29 @@ bool isRewritable(SourceRange R, const ASTContext &Ctx) {
   if (R.isInvalid() || R.getBegin().isMacroID() || R.getEnd().isMacroID())
     return false;
   return SM.isInMainFile(R.getBegin()) && SM.isInMainFile(R.getEnd());
+}
+
+std::optional<WriteOf> writeOf(const Stmt *S) {
+  if (const auto *B = dyn_cast_or_null<BinaryOperator>(S)) {
+    if (B->isAssignmentOp())
+      return WriteOf{B->getLHS(), B->getOpcode() == BO_Assign};
+    return std::nullopt;
+  }
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(S)) {
+    if (U->isIncrementDecrementOp())
+      return WriteOf{U->getSubExpr(), false};
+    return std::nullopt;
+  }
+  if (const auto *C = dyn_cast_or_null<CXXOperatorCallExpr>(S)) {
+    if (C->getNumArgs() == 0)
+      return std::nullopt;
+    OverloadedOperatorKind Op = C->getOperator();
+    if (C->isAssignmentOp())
+      return WriteOf{C->getArg(0), Op == OO_Equal};
+    if (Op == OO_PlusPlus || Op == OO_MinusMinus)
+      return WriteOf{C->getArg(0), false};
+  }
+  return std::nullopt;
 }
 
 bool isBarrierCall(const Stmt *S) {

@@ -218,17 +218,12 @@ private:
       Child = P;
       P = Parents.getParentIgnoreParenImpCasts(const_cast<Stmt *>(P));
     }
-    if (const auto *B = dyn_cast_or_null<BinaryOperator>(P)) {
-      if (B->isAssignmentOp() && B->getLHS()->IgnoreParenImpCasts() == Child)
-        return B->getOpcode() == BO_Assign ? AccessInfo::Store
-                                           : AccessInfo::LoadStore;
-    }
-    if (const auto *U = dyn_cast_or_null<UnaryOperator>(P)) {
-      if (U->isIncrementDecrementOp())
-        return AccessInfo::LoadStore;
+    if (std::optional<WriteOf> W = writeOf(P))
+      if (W->Target->IgnoreParenImpCasts() == Child)
+        return W->Plain ? AccessInfo::Store : AccessInfo::LoadStore;
+    if (const auto *U = dyn_cast_or_null<UnaryOperator>(P))
       if (U->getOpcode() == UO_AddrOf)
         return AccessInfo::AddressOf;
-    }
     return AccessInfo::Load;
   }
 

@@ -48,7 +48,8 @@ std::string firstDiagnostic(Error E) {
 } // namespace
 
 Expected<OptimizeResult> optimize(const CudaFrontend &Frontend, StringRef Path,
-                                  StringRef Code, const Pipeline &P) {
+                                  StringRef Code, const Pipeline &P,
+                                  const OptimizerHooks &Hooks) {
   OptimizeResult Result;
   auto Start = std::chrono::steady_clock::now();
   Expected<ParsedSource> Parsed = Frontend.parse(Path, Code);
@@ -64,7 +65,9 @@ Expected<OptimizeResult> optimize(const CudaFrontend &Frontend, StringRef Path,
     Start = std::chrono::steady_clock::now();
     PassRun Run;
     Run.Pass = Instance.str();
-    std::unique_ptr<Pass> Impl = createPass(Instance.name());
+    std::unique_ptr<Pass> Impl = Hooks.CreatePass
+                                     ? Hooks.CreatePass(Instance.name())
+                                     : createPass(Instance.name());
     PassContext Ctx(Current, Info, Instance);
     Impl->run(Ctx);
     std::vector<Remark> PassRemarks = Ctx.takeRemarks();
@@ -82,6 +85,8 @@ Expected<OptimizeResult> optimize(const CudaFrontend &Frontend, StringRef Path,
         std::string Change =
             describeSignatureChange(Signatures, entrySignatures(NewInfo));
         if (!Change.empty()) {
+          if (Hooks.OnRollback)
+            Hooks.OnRollback(Instance.name(), *NewCode);
           rollBack(PassRemarks, Instance, Path, Change);
           Run.RolledBack = true;
         } else {
@@ -90,6 +95,8 @@ Expected<OptimizeResult> optimize(const CudaFrontend &Frontend, StringRef Path,
           Info = std::move(NewInfo);
         }
       } else {
+        if (Hooks.OnRollback)
+          Hooks.OnRollback(Instance.name(), *NewCode);
         rollBack(PassRemarks, Instance, Path,
                  "the result does not parse: " +
                      firstDiagnostic(Reparsed.takeError()));

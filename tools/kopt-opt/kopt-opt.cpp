@@ -85,6 +85,10 @@ cl::opt<std::string> RemarksMissed(
 cl::opt<std::string> RemarksFile("remarks",
                                  cl::desc("Write all remarks as JSON"),
                                  cl::value_desc("file.json"), cl::cat(Category));
+cl::opt<std::string> DumpRolledBack(
+    "dump-rolled-back",
+    cl::desc("Write each rolled-back candidate to FILE.<pass>.cu (debugging)"),
+    cl::value_desc("file"), cl::Hidden, cl::cat(Category));
 cl::opt<bool> Analyze("analyze",
                       cl::desc("Print the kernel analysis as JSON and exit"),
                       cl::cat(Category));
@@ -275,7 +279,15 @@ int main(int argc, char **argv) {
     return Success;
   }
 
-  Expected<OptimizeResult> Result = optimize(Frontend, AbsolutePath, Code, P);
+  OptimizerHooks Hooks;
+  if (!DumpRolledBack.empty())
+    Hooks.OnRollback = [](StringRef Pass, StringRef Candidate) {
+      if (Error E = writeOutput(DumpRolledBack + "." + Pass.str() + ".cu",
+                                Candidate))
+        fail(InputError, toString(std::move(E)));
+    };
+  Expected<OptimizeResult> Result =
+      optimize(Frontend, AbsolutePath, Code, P, Hooks);
   if (!Result)
     return reportInputError(Result.takeError());
   // A source without kernels parses, but there is nothing for kopt in it.

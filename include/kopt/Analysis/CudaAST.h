@@ -32,6 +32,10 @@ struct BuiltinRef {
 std::optional<BuiltinRef> matchBuiltin(const clang::Expr *E);
 bool isBuiltin(const clang::Expr *E, BuiltinVar Var, unsigned Dim = 0);
 
+/// Like Expr::HasSideEffects, but reads of threadIdx/blockIdx/blockDim/
+/// gridDim (calls to their getters in Clang's AST) have none.
+bool hasSideEffects(const clang::Expr *E, const clang::ASTContext &Ctx);
+
 /// Strips parentheses, implicit casts and explicit integral casts.
 const clang::Expr *stripCasts(const clang::Expr *E);
 
@@ -100,6 +104,15 @@ LineCol lineCol(clang::SourceLocation L, const clang::ASTContext &Ctx);
 
 /// True if the whole range is written in the main file, outside macros.
 bool isRewritable(clang::SourceRange R, const clang::ASTContext &Ctx);
+
+/// What S writes, if S is an assignment, a compound assignment or an
+/// increment/decrement, built-in or overloaded (`__half` has operator=).
+/// Plain is set for `=` (the old value is not read).
+struct WriteOf {
+  const clang::Expr *Target = nullptr;
+  bool Plain = false;
+};
+std::optional<WriteOf> writeOf(const clang::Stmt *S);
 
 /// Calls to __syncthreads and its variants.
 bool isBarrierCall(const clang::Stmt *S);

@@ -15,6 +15,8 @@
 #include "kopt/Pipeline/Pipeline.h"
 #include "kopt/Pipeline/Remark.h"
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,12 +38,23 @@ struct OptimizeResult {
   size_t InputKernels = 0;
 };
 
+class Pass;
+
+struct OptimizerHooks {
+  /// Builds a pass by name; createPass (the registry) by default. Tests
+  /// substitute passes that misbehave on purpose.
+  std::function<std::unique_ptr<Pass>(llvm::StringRef)> CreatePass;
+  /// Sees each rolled-back candidate source, for debugging a pass.
+  std::function<void(llvm::StringRef Pass, llvm::StringRef Code)> OnRollback;
+};
+
 /// Parses Code and runs P over it. Fails only if the input itself does not
 /// parse; a broken pass is rolled back, not an error.
 llvm::Expected<OptimizeResult> optimize(const CudaFrontend &Frontend,
                                         llvm::StringRef Path,
                                         llvm::StringRef Code,
-                                        const Pipeline &P);
+                                        const Pipeline &P,
+                                        const OptimizerHooks &Hooks = {});
 
 } // namespace kopt
 
