@@ -348,6 +348,19 @@ std::vector<std::string> carriedState(const Stmt *Body, const VarDecl *Index,
   return Names;
 }
 
+/// Our own output: a variable named like the carriers this pass declares.
+bool declaresVectorCarrier(const Stmt *S) {
+  if (const auto *DS = dyn_cast<DeclStmt>(S))
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D))
+        if (V->getName().starts_with("kopt_vec_"))
+          return true;
+  for (const Stmt *C : S->children())
+    if (C && declaresVectorCarrier(C))
+      return true;
+  return false;
+}
+
 size_t countReferences(const Stmt *S, const VarDecl *Var) {
   size_t N = 0;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
@@ -391,6 +404,11 @@ private:
     }
     if (!K.Decl->getBody())
       return;
+    if (declaresVectorCarrier(K.Decl->getBody())) {
+      Ctx.missed(K.Name, K.Loc,
+                 "'" + K.Name + "' was already vectorized by kopt");
+      return;
+    }
     bool Found = false;
     for (const LoopInfo &L : K.Loops) {
       if ((L.K != LoopInfo::GridStride && L.K != LoopInfo::BlockStride) ||

@@ -14,7 +14,7 @@ import lit.formats
 
 config.name = "kopt"
 config.test_format = lit.formats.ShTest(not lit_config.isWindows)
-config.suffixes = [".cu", ".test", ".json"]
+config.suffixes = [".cu", ".test"]
 config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kopt_obj_root, "test")

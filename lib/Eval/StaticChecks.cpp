@@ -129,6 +129,33 @@ deviceBodies(const std::vector<Token> &Tokens) {
   return Bodies;
 }
 
+/// Indices of string tokens inside asm(...) statements: only there does a
+/// string become PTX.
+std::vector<bool> inlineAsmStrings(const std::vector<Token> &Tokens) {
+  std::vector<bool> InAsm(Tokens.size(), false);
+  for (std::size_t I = 0; I < Tokens.size(); ++I) {
+    const std::string &W = Tokens[I].Text;
+    if (!Tokens[I].isIdentifier() ||
+        (W != "asm" && W != "__asm__" && W != "__asm"))
+      continue;
+    std::size_t J = I + 1;
+    while (J < Tokens.size() && Tokens[J].isIdentifier()) // volatile, goto
+      ++J;
+    if (J >= Tokens.size() || !Tokens[J].isPunct("("))
+      continue;
+    for (int Depth = 0; J < Tokens.size(); ++J) {
+      if (Tokens[J].isPunct("("))
+        ++Depth;
+      else if (Tokens[J].isPunct(")") && --Depth == 0)
+        break;
+      else if (Tokens[J].TokKind == Token::Kind::String)
+        InAsm[J] = true;
+    }
+    I = J;
+  }
+  return InAsm;
+}
+
 bool mentionsTimerRegister(const std::string &Text) {
   static const std::regex Timer(R"(%(clock|clock64|globaltimer)\b)");
   return std::regex_search(Text, Timer);
@@ -141,6 +168,7 @@ std::vector<RuleViolation> checkSourceRules(const std::string &Source,
   std::vector<RuleViolation> Violations;
   std::vector<Token> Tokens = spec::tokenizeSource(Source);
 
+  std::vector<bool> InAsm = inlineAsmStrings(Tokens);
   for (std::size_t I = 0; I < Tokens.size(); ++I) {
     const Token &T = Tokens[I];
     if (T.TokKind == Token::Kind::Directive) {
@@ -153,7 +181,8 @@ std::vector<RuleViolation> checkSourceRules(const std::string &Source,
                               T.Line});
       continue;
     }
-    if (T.TokKind == Token::Kind::String && mentionsTimerRegister(T.Text)) {
+    if (T.TokKind == Token::Kind::String && InAsm[I] &&
+        mentionsTimerRegister(T.Text)) {
       Violations.push_back(
           {"timer-read",
            "inline PTX reads a timer register (\"" + T.Text + "\")", T.Line});

@@ -128,7 +128,8 @@ bool isNvcc(StringRef Compiler) {
 } // namespace
 
 TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
-                                        StringRef SourceFile) {
+                                        StringRef SourceFile,
+                                        StringRef Directory) {
   TranslatedFlags Out;
   if (Argv.empty())
     return Out;
@@ -150,7 +151,14 @@ TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
         if (M == 1)
           Value = NextValue();
         Out.ClangArgs.push_back(K.ClangFlag.str());
-        Out.ClangArgs.push_back(Value.str());
+        std::string V = Value.str();
+        bool IsPath = K.ClangFlag != "-D" && K.ClangFlag != "-U";
+        if (IsPath && !Directory.empty() && !sys::path::is_absolute(V)) {
+          SmallString<256> Abs(Directory);
+          sys::path::append(Abs, V);
+          V = std::string(Abs);
+        }
+        Out.ClangArgs.push_back(V);
         Handled = true;
         break;
       }
@@ -238,7 +246,8 @@ Expected<TranslatedFlags> loadCompileFlags(StringRef BuildDir,
     return createStringError(inconvertibleErrorCode(),
                              "'%s' has no entry in %s/compile_commands.json",
                              SourceFile.str().c_str(), BuildDir.str().c_str());
-  return translateCompileCommand(Commands.front().CommandLine, SourceFile);
+  return translateCompileCommand(Commands.front().CommandLine, SourceFile,
+                                 Commands.front().Directory);
 }
 
 } // namespace kopt

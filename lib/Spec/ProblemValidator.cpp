@@ -102,11 +102,15 @@ std::vector<std::string> checkEntryAgainstArgs(const Problem &P,
       "entry '" + P.Entry + "' (" + File + ":" + std::to_string(Sig.Line) + ")";
   if (Sig.Params.size() != P.Args.size()) {
     std::string Detail;
-    if (Sig.Params.size() + 1 == P.Args.size() && P.hasStreamArg() &&
-        (Sig.Params.empty() ||
-         Sig.Params.back().ParamKind != EntryParam::Kind::Stream))
+    bool EntryHasStream =
+        !Sig.Params.empty() &&
+        Sig.Params.back().ParamKind == EntryParam::Kind::Stream;
+    if (P.hasStreamArg() && !EntryHasStream)
       Detail = "; the entry takes no stream: drop the spec's stream "
                "argument and the run uses the default stream";
+    else if (!P.hasStreamArg() && EntryHasStream)
+      Detail = "; the entry's last parameter is a cudaStream_t: add "
+               "{\"name\": \"stream\", \"stream\": true} to args";
     Errors.push_back(Where + ": has " + std::to_string(Sig.Params.size()) +
                      " parameters but args lists " +
                      std::to_string(P.Args.size()) + Detail);

@@ -190,9 +190,11 @@ int main(int argc, char **argv) {
     TP->setHiddenFlag(cl::NotHidden);
     TP->addCategory(Category);
   }
-  static cl::extrahelp PassHelp("\n" + passList() +
-                                "\nExit codes: 0 success, 1 input error, 2 "
-                                "usage error.\n");
+  // extrahelp keeps a pointer to its text: the text must outlive it.
+  static const std::string PassHelpText =
+      "\n" + passList() +
+      "\nExit codes: 0 success, 1 input error, 2 usage error.\n";
+  static cl::extrahelp PassHelp(PassHelpText.c_str());
   std::string ErrorText;
   raw_string_ostream ErrorStream(ErrorText);
   if (!cl::ParseCommandLineOptions(OwnArgs.size(), OwnArgs.data(),
@@ -320,6 +322,13 @@ int main(int argc, char **argv) {
                         Run.RolledBack ? " (rolled back)" : "");
   }
 
+  // Relative paths get git's a/ b/ prefixes (patch -p1 applies the diff).
+  std::string OldName = sys::path::is_absolute(InputFile)
+                            ? InputFile.getValue()
+                            : "a/" + InputFile.getValue();
+  std::string NewName = sys::path::is_absolute(InputFile)
+                            ? InputFile.getValue()
+                            : "b/" + InputFile.getValue();
   if (InPlace) {
     if (Result->Code != Code) {
       if (!NoBackup) {
@@ -330,13 +339,11 @@ int main(int argc, char **argv) {
         return fail(InputError, toString(std::move(E)));
     }
     if (PrintDiff)
-      outs() << unifiedDiff(Code, Result->Code, "a/" + InputFile,
-                            "b/" + InputFile);
+      outs() << unifiedDiff(Code, Result->Code, OldName, NewName);
     return Success;
   }
-  std::string Out = PrintDiff ? unifiedDiff(Code, Result->Code, "a/" + InputFile,
-                                            "b/" + InputFile)
-                              : Result->Code;
+  std::string Out =
+      PrintDiff ? unifiedDiff(Code, Result->Code, OldName, NewName) : Result->Code;
   if (Error E = writeOutput(OutputFile, Out))
     return fail(InputError, toString(std::move(E)));
   return Success;

@@ -30,8 +30,11 @@ struct TranslatedFlags {
 
 /// Translates one compile command (argv[0] is the compiler; the source file
 /// and output flags are removed). Works for nvcc and for clang/gcc commands.
+/// Relative include paths are made absolute against Directory (the
+/// command's working directory), since kopt runs elsewhere.
 TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
-                                        llvm::StringRef SourceFile);
+                                        llvm::StringRef SourceFile,
+                                        llvm::StringRef Directory = "");
 
 /// Looks SourceFile up in BuildDir/compile_commands.json and translates its
 /// command. Fails if the database is missing or has no entry for the file.

@@ -212,7 +212,9 @@ void Checker::checkShape(std::size_t ShapeIndex, const EntryLibrary &Reference,
   double MaxAbs = 0, MaxRel = 0;
   for (int SeedIndex = 0; SeedIndex < P.Seeds; ++SeedIndex) {
     std::uint64_t Seed = Job.SeedBase + ShapeIndex * 1000 + SeedIndex;
-    std::string Where = ShapeText + " seed " + std::to_string(Seed);
+    std::string Where = ShapeText + " seed " + std::to_string(SeedIndex + 1) +
+                        " of " + std::to_string(P.Seeds) + " (" +
+                        std::to_string(Seed) + ")";
     setStage("generating inputs for " + Where);
     auto Inputs = generateInputs(P, S, Seed);
 
