@@ -140,6 +140,16 @@ TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
     auto NextValue = [&]() -> StringRef {
       return I + 1 < Argv.size() ? StringRef(Argv[++I]) : StringRef();
     };
+    // The value of an option we drop. Clang's interpolation of commands for
+    // files missing from the database drops values of options it does not
+    // know (`-ccbin g++` becomes `-ccbin`): never swallow the next flag.
+    auto DroppedValue = [&]() -> StringRef {
+      if (I + 1 < Argv.size() && !StringRef(Argv[I + 1]).starts_with("-"))
+        return StringRef(Argv[++I]);
+      return StringRef();
+    };
+    if (A == "--")
+      continue;
     // The source file itself is appended by the frontend.
     if (!A.starts_with("-") && sys::path::filename(A) == SourceName)
       continue;
@@ -189,7 +199,7 @@ TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
     }
     if (int M = matchOption(A, {"-gencode", "--generate-code"}, Value)) {
       if (M == 1)
-        Value = NextValue();
+        Value = DroppedValue();
       if (!Out.GpuArch)
         Out.GpuArch = archFromGencode(Value);
       Out.Dropped.push_back(("-gencode=" + Value).str());
@@ -206,7 +216,7 @@ TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
       if (int M = matchOption(A, S, Value)) {
         std::string Flag = A.str();
         if (M == 1)
-          Flag += " " + NextValue().str();
+          Flag += " " + DroppedValue().str();
         Out.Dropped.push_back(Flag);
         DroppedValue = true;
         break;
