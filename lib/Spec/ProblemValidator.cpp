@@ -102,9 +102,8 @@ std::vector<std::string> checkEntryAgainstArgs(const Problem &P,
       "entry '" + P.Entry + "' (" + File + ":" + std::to_string(Sig.Line) + ")";
   if (Sig.Params.size() != P.Args.size()) {
     std::string Detail;
-    bool EntryHasStream =
-        !Sig.Params.empty() &&
-        Sig.Params.back().ParamKind == EntryParam::Kind::Stream;
+    bool EntryHasStream = !Sig.Params.empty() && Sig.Params.back().ParamKind ==
+                                                     EntryParam::Kind::Stream;
     if (P.hasStreamArg() && !EntryHasStream)
       Detail = "; the entry takes no stream: drop the spec's stream "
                "argument and the run uses the default stream";

@@ -1,0 +1,57 @@
+#include "kopt/Eval/Statistics.h"
+
+#include <gtest/gtest.h>
+
+using namespace kopt::eval;
+
+namespace {
+TEST(Statistics, MedianAndQuantiles) {
+  EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  // numpy.quantile([1..5], 0.2) == 1.8
+  EXPECT_DOUBLE_EQ(quantile({5, 4, 3, 2, 1}, 0.2), 1.8);
+  EXPECT_DOUBLE_EQ(quantile({5, 4, 3, 2, 1}, 0.8), 4.2);
+  EXPECT_DOUBLE_EQ(quantile({7}, 0.3), 7);
+  EXPECT_DOUBLE_EQ(quantile({}, 0.5), 0);
+  SampleSummary S = summarize({1, 2, 3, 4, 5});
+  EXPECT_EQ(S.Count, 5u);
+  EXPECT_DOUBLE_EQ(S.Median, 3);
+  EXPECT_DOUBLE_EQ(S.Min, 1);
+  EXPECT_DOUBLE_EQ(S.Max, 5);
+  EXPECT_DOUBLE_EQ(S.Mean, 3);
+}
+
+TEST(Statistics, SpeedupOfIdenticalSamplesIsOne) {
+  std::vector<double> A;
+  for (int I = 0; I < 200; ++I)
+    A.push_back(1.0 + 0.01 * ((I * 37) % 11));
+  SpeedupEstimate E = estimateSpeedup(A, A);
+  EXPECT_DOUBLE_EQ(E.Speedup, 1.0);
+  EXPECT_DOUBLE_EQ(E.Low, 1.0);
+  EXPECT_DOUBLE_EQ(E.High, 1.0);
+}
+
+TEST(Statistics, SpeedupIntervalBracketsTheEstimate) {
+  std::vector<double> Baseline, Candidate;
+  for (int I = 0; I < 300; ++I) {
+    double Noise = 0.02 * ((I * 7919) % 13) / 13.0;
+    Baseline.push_back(2.0 + Noise);
+    Candidate.push_back(1.0 + 0.5 * ((I * 104729) % 17) / 17.0 * 0.02);
+  }
+  SpeedupEstimate E = estimateSpeedup(Baseline, Candidate);
+  EXPECT_NEAR(E.Speedup, 2.0, 0.05);
+  EXPECT_LE(E.Low, E.Speedup);
+  EXPECT_GE(E.High, E.Speedup);
+  EXPECT_LT(E.High - E.Low, 0.1);
+  // Reproducible: the bootstrap is seeded.
+  SpeedupEstimate Again = estimateSpeedup(Baseline, Candidate);
+  EXPECT_DOUBLE_EQ(E.Low, Again.Low);
+}
+
+TEST(Statistics, EmptyAndSingleSamples) {
+  EXPECT_DOUBLE_EQ(estimateSpeedup({}, {}).Speedup, 0);
+  SpeedupEstimate One = estimateSpeedup({2}, {1});
+  EXPECT_DOUBLE_EQ(One.Speedup, 2);
+  EXPECT_DOUBLE_EQ(One.Low, 2);
+}
+} // namespace

@@ -1,0 +1,108 @@
+#include "kopt/Spec/ProblemParser.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace kopt::spec;
+
+namespace {
+const char *Axpby = R"({
+  "name": "axpby", "source": "kernel.cu", "entry": "launch_axpby",
+  "args": [
+    {"name": "x", "buffer": "f32", "shape": ["n"], "init": {"dist": "normal", "mean": 0, "std": 1}, "intent": "in"},
+    {"name": "y", "buffer": "bf16", "shape": ["n", 2], "init": {"dist": "uniform", "lo": -1, "hi": 1}},
+    {"name": "out", "buffer": "f32", "shape": ["n"], "intent": "out"},
+    {"name": "a", "scalar": "f32", "value": 1.5},
+    {"name": "n", "scalar": "i32", "value": "n"},
+    {"name": "stream", "stream": true}
+  ],
+  "shapes": [{"n": 16}, {"n": 7}],
+  "benchmark_shape": 1,
+  "tolerance": {"atol": 1e-4, "rtol": 1e-3},
+  "bytes": "12 * n", "flops": "3*n", "fast_math": true, "timeout_s": 30
+})";
+
+bool hasError(const ProblemLoadResult &R, const std::string &Text) {
+  return std::any_of(R.Errors.begin(), R.Errors.end(), [&](const auto &E) {
+    return E.find(Text) != std::string::npos;
+  });
+}
+
+TEST(ProblemParser, ParsesTheIssueExample) {
+  auto R = parseProblemJson(Axpby, "dir/problem.json");
+  ASSERT_TRUE(R.ok()) << (R.Errors.empty() ? "" : R.Errors.front());
+  const Problem &P = *R.Value;
+  EXPECT_EQ(P.Name, "axpby");
+  EXPECT_EQ(P.Reference, "kernel.cu"); // defaults to the source
+  EXPECT_EQ(P.Directory, "dir");
+  ASSERT_EQ(P.Args.size(), 6u);
+  EXPECT_TRUE(P.Args[0].isInput());
+  EXPECT_TRUE(P.Args[1].isInput()); // intent defaults to in
+  EXPECT_TRUE(P.Args[2].isOutput());
+  EXPECT_EQ(P.Args[1].Type, DType::BF16);
+  EXPECT_EQ(elementCount(P.Args[1], P.Shapes[0]), 32);
+  EXPECT_EQ(scalarValue(P.Args[4], P.Shapes[1]), 7);
+  EXPECT_TRUE(P.hasStreamArg());
+  EXPECT_EQ(P.BenchmarkShape, 1u);
+  EXPECT_DOUBLE_EQ(P.DefaultTolerance.Rtol, 1e-3);
+  EXPECT_DOUBLE_EQ(bytesMoved(P, P.Shapes[0]), 192);
+  EXPECT_DOUBLE_EQ(*flopCount(P, P.Shapes[0]), 48);
+  EXPECT_TRUE(P.FastMath);
+  EXPECT_EQ(P.TimeoutSeconds, 30);
+  EXPECT_EQ(P.Seeds, 3);
+}
+
+TEST(ProblemParser, DefaultBytesCountBuffers) {
+  std::string Text = Axpby;
+  Text.replace(Text.find("\"bytes\": \"12 * n\", "), 19, "");
+  auto R = parseProblemJson(Text, "problem.json");
+  ASSERT_TRUE(R.ok());
+  // x (4n) + y (2 * 2n bf16) + out (4n) at n = 16.
+  EXPECT_DOUBLE_EQ(bytesMoved(*R.Value, R.Value->Shapes[0]), 16 * 12);
+}
+
+TEST(ProblemParser, ReportsEveryErrorWithItsField) {
+  auto R = parseProblemJson(R"({
+    "name": "p", "source": "k.cu",
+    "args": [
+      {"name": "x", "buffer": "f33", "shape": ["k"]},
+      {"name": "x", "scalar": "i32", "value": 1.5},
+      {"name": "o", "buffer": "f32", "shape": ["n"], "intent": "sideways"},
+      {"name": "z", "buffer": "f32", "shape": ["n"], "init": {"dist": "gaussian"}},
+      {"name": "w"}
+    ],
+    "shapes": [{"n": 0}],
+    "benchmark_shape": 4,
+    "mystery": 1
+  })",
+                            "problem.json");
+  EXPECT_FALSE(R.ok());
+  EXPECT_TRUE(hasError(R, "missing field 'entry'"));
+  EXPECT_TRUE(hasError(R, "args[0] (\"x\").buffer: unknown dtype 'f33'"));
+  EXPECT_TRUE(hasError(R, "args[0] (\"x\").shape[0]: unknown size name 'k'"));
+  EXPECT_TRUE(hasError(R, "duplicate argument name 'x'"));
+  EXPECT_TRUE(hasError(R, "an integer scalar needs an integer"));
+  EXPECT_TRUE(hasError(R, "unknown intent 'sideways'"));
+  EXPECT_TRUE(hasError(R, "unknown distribution 'gaussian'"));
+  EXPECT_TRUE(hasError(R, "missing field 'buffer', 'scalar' or 'stream'"));
+  EXPECT_TRUE(hasError(R, "shapes[0].n: must be a positive integer"));
+  EXPECT_TRUE(hasError(R, "benchmark_shape: must be an index"));
+  EXPECT_TRUE(hasError(R, "unknown field 'mystery'"));
+}
+
+TEST(ProblemParser, InvalidJson) {
+  auto R = parseProblemJson("{\"name\": }", "problem.json");
+  EXPECT_TRUE(hasError(R, "not valid JSON"));
+}
+
+TEST(ProblemParser, OutputsMayNotHaveInit) {
+  std::string Text = Axpby;
+  Text.replace(Text.find("\"intent\": \"out\""), 15,
+               "\"intent\": \"out\", \"init\": {\"dist\": \"constant\", "
+               "\"value\": 0}");
+  auto R = parseProblemJson(Text, "problem.json");
+  EXPECT_TRUE(hasError(R, "args[2] (\"out\").init: an intent 'out' buffer is "
+                          "poisoned before every run"));
+}
+} // namespace
