@@ -211,18 +211,18 @@ TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
       translateHostCompilerFlags(Value, Out);
       continue;
     }
-    bool DroppedValue = false;
+    bool IsDroppedOption = false;
     for (const OptionSpelling &S : DroppedWithValue) {
       if (int M = matchOption(A, S, Value)) {
         std::string Flag = A.str();
         if (M == 1)
           Flag += " " + DroppedValue().str();
         Out.Dropped.push_back(Flag);
-        DroppedValue = true;
+        IsDroppedOption = true;
         break;
       }
     }
-    if (DroppedValue)
+    if (IsDroppedOption)
       continue;
     if (isDroppedFlag(A) || A.starts_with("--cuda-")) {
       Out.Dropped.push_back(A.str());
