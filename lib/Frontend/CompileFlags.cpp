@@ -215,8 +215,10 @@ TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
     for (const OptionSpelling &S : DroppedWithValue) {
       if (int M = matchOption(A, S, Value)) {
         std::string Flag = A.str();
+        // -Xptxas and friends pass flags on: their value starts with '-'.
         if (M == 1)
-          Flag += " " + DroppedValue().str();
+          Flag += " " + (S.Short.starts_with("-X") ? NextValue() : DroppedValue())
+                            .str();
         Out.Dropped.push_back(Flag);
         IsDroppedOption = true;
         break;

@@ -1,0 +1,90 @@
+//===- IndexClassifierTest.cpp - Per-thread index classes -----------------===//
+
+#include "kopt/Analysis/KernelInfo.h"
+
+#include "../ParseHelper.h"
+#include "../TestHelpers.h"
+
+using namespace kopt;
+
+namespace {
+
+/// Parses a kernel `k` whose body is Body and returns the class of the index
+/// of its first global access.
+IndexClass classOf(const std::string &Body,
+                   const std::string &Params = "float *p, int n") {
+  std::string Code = "__global__ void k(" + Params + ") {\n" + Body + "\n}\n";
+  llvm::Expected<ParsedSource> Parsed =
+      testFrontend().parse("/virtual/k.cu", Code);
+  EXPECT_TRUE(static_cast<bool>(Parsed)) << messageOf(Parsed.takeError());
+  if (!Parsed)
+    return {};
+  ProgramInfo Info = analyzeProgram(*Parsed, "sm_90");
+  EXPECT_EQ(Info.Kernels.size(), 1u);
+  if (Info.Kernels.empty() || Info.Kernels[0].Accesses.empty()) {
+    ADD_FAILURE() << "no access in: " << Body;
+    return {};
+  }
+  return Info.Kernels[0].Accesses[0].Class;
+}
+
+IndexClass make(IndexClass::Kind K, std::optional<int64_t> Stride) {
+  IndexClass C;
+  C.K = K;
+  C.Stride = Stride;
+  return C;
+}
+
+TEST(IndexClassifierTest, ThreadIndexIsContiguous) {
+  EXPECT_EQ(classOf("p[threadIdx.x] = 0;"), make(IndexClass::Contiguous, 1));
+  EXPECT_EQ(classOf("int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "p[i] = 0;"),
+            make(IndexClass::Contiguous, 1));
+  EXPECT_EQ(classOf("p[blockIdx.x * n + threadIdx.x + 3] = 0;"),
+            make(IndexClass::Contiguous, 1));
+}
+
+TEST(IndexClassifierTest, ConstantMultiplesAreStrided) {
+  EXPECT_EQ(classOf("p[2 * threadIdx.x] = 0;"), make(IndexClass::Strided, 2));
+  EXPECT_EQ(classOf("p[threadIdx.x << 3] = 0;"), make(IndexClass::Strided, 8));
+  EXPECT_EQ(classOf("p[(threadIdx.x + 1) * 4 - 4] = 0;"),
+            make(IndexClass::Strided, 4));
+}
+
+TEST(IndexClassifierTest, RuntimeMultiplesAreStridedWithoutStride) {
+  EXPECT_EQ(classOf("p[threadIdx.x * n] = 0;"),
+            make(IndexClass::Strided, std::nullopt));
+}
+
+TEST(IndexClassifierTest, BlockValuesAreUniform) {
+  EXPECT_EQ(classOf("p[blockIdx.x * n] = 0;"), make(IndexClass::Uniform, 0));
+  EXPECT_EQ(classOf("p[n - 1] = 0;"), make(IndexClass::Uniform, 0));
+  EXPECT_EQ(classOf("const int row = blockIdx.y;\np[row * n] = 0;"),
+            make(IndexClass::Uniform, 0));
+}
+
+TEST(IndexClassifierTest, LoopVariablesKeepTheirStartClass) {
+  // A block-stride loop: every thread advances by the same step.
+  EXPECT_EQ(classOf("for (int j = threadIdx.x; j < n; j += blockDim.x)\n"
+                    "  p[blockIdx.x * n + j] = 0;"),
+            make(IndexClass::Contiguous, 1));
+  // A counted loop from 0 is uniform.
+  EXPECT_EQ(classOf("for (int k = 0; k < 4; ++k) p[k] = 0;"),
+            make(IndexClass::Uniform, 0));
+}
+
+TEST(IndexClassifierTest, DataDependentAndOtherDimensionsAreUnknown) {
+  EXPECT_EQ(classOf("p[threadIdx.y] = 0;").K, IndexClass::Unknown);
+  EXPECT_EQ(classOf("p[q[threadIdx.x]] = 0;", "float *p, int *q").K,
+            IndexClass::Unknown);
+  EXPECT_EQ(classOf("p[threadIdx.x * threadIdx.x] = 0;").K,
+            IndexClass::Unknown);
+  EXPECT_EQ(classOf("p[threadIdx.x / 2] = 0;").K, IndexClass::Unknown);
+}
+
+TEST(IndexClassifierTest, ModifiedVariablesAreUnknown) {
+  EXPECT_EQ(classOf("int i = threadIdx.x;\n i *= 2;\n p[i] = 0;").K,
+            IndexClass::Unknown);
+}
+
+} // namespace
