@@ -53,6 +53,7 @@ if(KOPT_STATIC_TOOLS)
   separate_arguments(llvm_system_libs NATIVE_COMMAND "${llvm_system_libs}")
   # Polly is a plugin of opt, not of a parser; dropping it avoids its deps.
   list(FILTER llvm_static_libs EXCLUDE REGEX "Polly")
+  target_link_directories(kopt_llvm INTERFACE ${LLVM_LIBRARY_DIR})
   target_link_libraries(kopt_llvm INTERFACE
     -Wl,--start-group ${KOPT_STATIC_LIB_PATHS} ${llvm_static_libs} -Wl,--end-group
     ${llvm_system_libs} -static-libstdc++ -static-libgcc)

@@ -4,12 +4,15 @@
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Driver/CreateASTUnitFromArgs.h"
+#include "clang/Frontend/CompilerInstance.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/VirtualFileSystem.h"
 
 #include <future>
 
@@ -31,37 +34,29 @@ std::error_code ParseError::convertToErrorCode() const {
   return inconvertibleErrorCode();
 }
 
-namespace {
-
-/// Collects error diagnostics as "file:line:col: error: message" lines. Only
-/// the first few are kept: one broken brace can produce hundreds.
-class ErrorCollector : public DiagnosticConsumer {
-public:
-  static constexpr size_t MaxKept = 10;
-
-  void HandleDiagnostic(DiagnosticsEngine::Level Level,
-                        const Diagnostic &Info) override {
-    DiagnosticConsumer::HandleDiagnostic(Level, Info);
-    if (Level < DiagnosticsEngine::Error || Messages.size() >= MaxKept)
-      return;
-    SmallString<256> Text;
-    Info.FormatDiagnostic(Text);
-    std::string Where;
-    if (Info.getLocation().isValid() && Info.hasSourceManager()) {
-      const SourceManager &SM = Info.getSourceManager();
-      PresumedLoc P = SM.getPresumedLoc(SM.getFileLoc(Info.getLocation()));
-      if (P.isValid())
-        Where = (Twine(P.getFilename()) + ":" + Twine(P.getLine()) + ":" +
-                 Twine(P.getColumn()) + ": ")
-                    .str();
-    }
-    Messages.push_back(Where + "error: " + std::string(Text));
+void ErrorCollector::HandleDiagnostic(DiagnosticsEngine::Level Level,
+                                      const Diagnostic &Info) {
+  DiagnosticConsumer::HandleDiagnostic(Level, Info);
+  if (Level < DiagnosticsEngine::Error || Messages.size() >= MaxKept)
+    return;
+  SmallString<256> Text;
+  Info.FormatDiagnostic(Text);
+  std::string Where;
+  if (Info.getLocation().isValid() && Info.hasSourceManager()) {
+    const SourceManager &SM = Info.getSourceManager();
+    PresumedLoc P = SM.getPresumedLoc(SM.getFileLoc(Info.getLocation()));
+    if (P.isValid())
+      Where = (Twine(P.getFilename()) + ":" + Twine(P.getLine()) + ":" +
+               Twine(P.getColumn()) + ": ")
+                  .str();
   }
+  Messages.push_back(Where + "error: " + std::string(Text));
+}
 
-  std::vector<std::string> Messages;
-};
-
-} // namespace
+void ErrorCollector::clear() {
+  DiagnosticConsumer::clear();
+  Messages.clear();
+}
 
 CudaFrontend::CudaFrontend(FrontendOptions O) : Opts(std::move(O)) {}
 
@@ -117,22 +112,80 @@ std::vector<std::string> CudaFrontend::argsFor(CudaSide Side) const {
   return Args;
 }
 
-Expected<std::unique_ptr<ASTUnit>>
-CudaFrontend::parseSide(CudaSide Side, StringRef Path, StringRef Code) const {
+namespace {
+
+/// The buffer of a remapped file; the ASTUnit takes ownership.
+ASTUnit::RemappedFile remapped(StringRef Path, StringRef Code) {
+  return {Path.str(), MemoryBuffer::getMemBufferCopy(Code, Path).release()};
+}
+
+} // namespace
+
+Error CudaFrontend::diagnose(CudaSide Side, StringRef Path,
+                             StringRef Code) const {
+  // A failed parse with a preamble may not report errors inside the
+  // preamble itself (an #include that is not found): parse once more
+  // without one, for the user's benefit. Only failures pay for this.
   ErrorCollector Errors;
-  std::unique_ptr<ASTUnit> AST = tooling::buildASTFromCodeWithArgs(
-      Code, argsFor(Side), Path, "kopt", std::make_shared<PCHContainerOperations>(),
+  tooling::buildASTFromCodeWithArgs(
+      Code, argsFor(Side), Path, "kopt",
+      std::make_shared<PCHContainerOperations>(),
       tooling::getClangStripDependencyFileAdjuster(),
       tooling::FileContentMappings(), &Errors);
-  if (!AST || Errors.getNumErrors() > 0) {
-    if (Errors.Messages.empty())
-      Errors.Messages.push_back("error: clang could not build an AST");
-    return make_error<ParseError>(Side, std::move(Errors.Messages));
-  }
-  // The collector dies with this frame; later diagnostics go nowhere.
-  AST->getDiagnostics().setClient(new IgnoringDiagConsumer(),
-                                  /*ShouldOwnClient=*/true);
-  return std::move(AST);
+  if (Errors.Messages.empty())
+    Errors.Messages.push_back("error: clang could not build an AST");
+  return make_error<ParseError>(Side, Errors.Messages);
+}
+
+Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
+  std::unique_ptr<ErrorCollector> &Errors =
+      Side == CudaSide::Device ? Source.DeviceErrors : Source.HostErrors;
+  std::unique_ptr<ASTUnit> &AST =
+      Side == CudaSide::Device ? Source.Device : Source.Host;
+  Errors = std::make_unique<ErrorCollector>();
+  std::vector<std::string> Args = argsFor(Side);
+  Args.insert(Args.begin(), {"clang", "-fsyntax-only"});
+  Args.push_back(Source.Path);
+  std::vector<const char *> Argv;
+  for (const std::string &A : Args)
+    Argv.push_back(A.c_str());
+  auto DiagOpts = std::make_shared<DiagnosticOptions>();
+  IntrusiveRefCntPtr<DiagnosticsEngine> Diags =
+      CompilerInstance::createDiagnostics(*vfs::getRealFileSystem(), *DiagOpts,
+                                          Errors.get(),
+                                          /*ShouldOwnClient=*/false);
+  ASTUnit::RemappedFile Main = remapped(Source.Path, Source.Code);
+  std::unique_ptr<ASTUnit> ErrAST;
+  // The preamble (the headers the file includes, CUDA's among them) is
+  // precompiled on the first parse and reused by reparse().
+  AST = CreateASTUnitFromCommandLine(
+      Argv.data(), Argv.data() + Argv.size(),
+      std::make_shared<PCHContainerOperations>(), DiagOpts, Diags,
+      Opts.ResourceDir, /*StorePreamblesInMemory=*/true,
+      /*PreambleStoragePath=*/"", /*OnlyLocalDecls=*/false,
+      CaptureDiagsKind::None, {Main}, /*RemappedFilesKeepOriginalName=*/true,
+      /*PrecompilePreambleAfterNParses=*/1, TU_Complete,
+      /*CacheCodeCompletionResults=*/false,
+      /*IncludeBriefCommentsInCodeCompletion=*/false,
+      /*AllowPCHWithCompilerErrors=*/false, SkipFunctionBodiesScope::Preamble,
+      /*SingleFileParse=*/false, /*UserFilesAreVolatile=*/true,
+      /*ForSerialization=*/false, /*RetainExcludedConditionalBlocks=*/false,
+      std::nullopt, &ErrAST);
+  if (!AST || Errors->getNumErrors() > 0)
+    return diagnose(Side, Source.Path, Source.Code);
+  return Error::success();
+}
+
+Error CudaFrontend::reparseSide(CudaSide Side, ParsedSource &Source) const {
+  ErrorCollector &Errors =
+      Side == CudaSide::Device ? *Source.DeviceErrors : *Source.HostErrors;
+  ASTUnit &AST = Source.side(Side);
+  Errors.clear();
+  bool Failed = AST.Reparse(std::make_shared<PCHContainerOperations>(),
+                            {remapped(Source.Path, Source.Code)});
+  if (Failed || Errors.getNumErrors() > 0)
+    return diagnose(Side, Source.Path, Source.Code);
+  return Error::success();
 }
 
 Expected<ParsedSource> CudaFrontend::parse(StringRef Path,
@@ -142,20 +195,31 @@ Expected<ParsedSource> CudaFrontend::parse(StringRef Path,
   Result.Code = Code.str();
   // The two sides are independent compiles: parse them on two threads.
   auto HostFuture = std::async(std::launch::async, [&] {
-    return parseSide(CudaSide::Host, Result.Path, Result.Code);
+    return parseSide(CudaSide::Host, Result);
   });
-  Expected<std::unique_ptr<ASTUnit>> Device =
-      parseSide(CudaSide::Device, Result.Path, Result.Code);
-  Expected<std::unique_ptr<ASTUnit>> Host = HostFuture.get();
-  if (!Device) {
-    consumeError(Host.takeError());
-    return Device.takeError();
+  Error Device = parseSide(CudaSide::Device, Result);
+  Error Host = HostFuture.get();
+  if (Device) {
+    consumeError(std::move(Host));
+    return std::move(Device);
   }
-  if (!Host)
-    return Host.takeError();
-  Result.Device = std::move(*Device);
-  Result.Host = std::move(*Host);
+  if (Host)
+    return std::move(Host);
   return std::move(Result);
+}
+
+Error CudaFrontend::reparse(ParsedSource &Source, StringRef NewCode) const {
+  Source.Code = NewCode.str();
+  auto HostFuture = std::async(std::launch::async, [&] {
+    return reparseSide(CudaSide::Host, Source);
+  });
+  Error Device = reparseSide(CudaSide::Device, Source);
+  Error Host = HostFuture.get();
+  if (Device) {
+    consumeError(std::move(Host));
+    return Device;
+  }
+  return Host;
 }
 
 } // namespace kopt

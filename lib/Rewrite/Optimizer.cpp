@@ -68,38 +68,46 @@ Expected<OptimizeResult> optimize(const CudaFrontend &Frontend, StringRef Path,
     std::unique_ptr<Pass> Impl = Hooks.CreatePass
                                      ? Hooks.CreatePass(Instance.name())
                                      : createPass(Instance.name());
-    PassContext Ctx(Current, Info, Instance);
-    Impl->run(Ctx);
-    std::vector<Remark> PassRemarks = Ctx.takeRemarks();
+    // The pass sees the current ASTs; they are reparsed in place below, so
+    // its context must not outlive this block.
+    EditSet Edits(Current.Path);
+    std::vector<Remark> PassRemarks;
+    {
+      PassContext Ctx(Current, Info, Instance);
+      Impl->run(Ctx);
+      PassRemarks = Ctx.takeRemarks();
+      Edits = Ctx.takeEdits();
+    }
 
-    if (!Ctx.edits().empty()) {
-      Expected<std::string> NewCode = Ctx.edits().apply(Current.Code);
+    if (!Edits.empty()) {
+      std::string Rejected;
+      Expected<std::string> NewCode = Edits.apply(Current.Code);
       if (!NewCode) {
-        rollBack(PassRemarks, Instance, Path,
-                 "edits could not be applied: " + toString(NewCode.takeError()));
-        Run.RolledBack = true;
-      } else if (Expected<ParsedSource> Reparsed =
-                     Frontend.parse(Path, *NewCode)) {
-        ProgramInfo NewInfo =
-            analyzeProgram(*Reparsed, Frontend.options().GpuArch);
-        std::string Change =
-            describeSignatureChange(Signatures, entrySignatures(NewInfo));
-        if (!Change.empty()) {
+        Rejected = "edits could not be applied: " + toString(NewCode.takeError());
+      } else {
+        std::string OldCode = Current.Code;
+        if (Error E = Frontend.reparse(Current, *NewCode)) {
+          Rejected = "the result does not parse: " + firstDiagnostic(std::move(E));
+        } else {
+          ProgramInfo NewInfo =
+              analyzeProgram(Current, Frontend.options().GpuArch);
+          Rejected = describeSignatureChange(Signatures, entrySignatures(NewInfo));
+          if (Rejected.empty())
+            Info = std::move(NewInfo);
+        }
+        if (!Rejected.empty()) {
           if (Hooks.OnRollback)
             Hooks.OnRollback(Instance.name(), *NewCode);
-          rollBack(PassRemarks, Instance, Path, Change);
-          Run.RolledBack = true;
-        } else {
-          Run.Edits = Ctx.edits().size();
-          Current = std::move(*Reparsed);
-          Info = std::move(NewInfo);
+          // The text before the pass parsed; it parses again.
+          if (Error E = Frontend.reparse(Current, OldCode))
+            return std::move(E);
+          Info = analyzeProgram(Current, Frontend.options().GpuArch);
         }
+      }
+      if (Rejected.empty()) {
+        Run.Edits = Edits.size();
       } else {
-        if (Hooks.OnRollback)
-          Hooks.OnRollback(Instance.name(), *NewCode);
-        rollBack(PassRemarks, Instance, Path,
-                 "the result does not parse: " +
-                     firstDiagnostic(Reparsed.takeError()));
+        rollBack(PassRemarks, Instance, Path, Rejected);
         Run.RolledBack = true;
       }
     }

@@ -35,11 +35,24 @@ struct FrontendOptions {
 
 enum class CudaSide { Device, Host };
 
-/// Both parses of one source text. The AST units refer to Code's buffer by
-/// file name only, so offsets in either AST index into Code.
+/// Collects a parse's error diagnostics as "file:line:col: error: message"
+/// lines (the first few: one broken brace can produce hundreds).
+class ErrorCollector : public clang::DiagnosticConsumer {
+public:
+  static constexpr size_t MaxKept = 10;
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level Level,
+                        const clang::Diagnostic &Info) override;
+  void clear() override;
+  std::vector<std::string> Messages;
+};
+
+/// Both parses of one source text. Offsets in either AST index into Code.
+/// Each side keeps a precompiled preamble (the CUDA headers), so parsing an
+/// edited text again costs little.
 struct ParsedSource {
   std::string Path;
   std::string Code;
+  std::unique_ptr<ErrorCollector> DeviceErrors, HostErrors;
   std::unique_ptr<clang::ASTUnit> Device;
   std::unique_ptr<clang::ASTUnit> Host;
 
@@ -67,14 +80,22 @@ public:
   llvm::Expected<ParsedSource> parse(llvm::StringRef Path,
                                      llvm::StringRef Code) const;
 
+  /// Parses NewCode in place of Source's text, reusing its preambles. On a
+  /// ParseError, Source holds the failed parse: reparse it with a good text
+  /// before using its ASTs again.
+  llvm::Error reparse(ParsedSource &Source, llvm::StringRef NewCode) const;
+
   /// The Clang arguments used for one side, without the file name.
   std::vector<std::string> argsFor(CudaSide Side) const;
 
   const FrontendOptions &options() const { return Opts; }
 
 private:
-  llvm::Expected<std::unique_ptr<clang::ASTUnit>>
-  parseSide(CudaSide Side, llvm::StringRef Path, llvm::StringRef Code) const;
+  llvm::Error parseSide(CudaSide Side, ParsedSource &Source) const;
+  llvm::Error reparseSide(CudaSide Side, ParsedSource &Source) const;
+  /// The ParseError of a text that failed to parse, with its diagnostics.
+  llvm::Error diagnose(CudaSide Side, llvm::StringRef Path,
+                       llvm::StringRef Code) const;
 
   FrontendOptions Opts;
 };

@@ -41,6 +41,7 @@ public:
   void missed(llvm::StringRef Function, LineCol Loc, const llvm::Twine &Msg);
 
   std::vector<Remark> takeRemarks() { return std::move(Remarks); }
+  EditSet takeEdits() { return std::move(Edits); }
 
 private:
   void emit(Remark::Kind K, llvm::StringRef Function, LineCol Loc,
