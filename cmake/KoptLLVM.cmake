@@ -36,7 +36,8 @@ if(KOPT_STATIC_TOOLS)
     clangTooling clangFrontend clangDriver clangSerialization clangParse
     clangSema clangAnalysis clangEdit clangAST clangASTMatchers clangLex
     clangBasic clangRewrite clangToolingCore clangAPINotes clangSupport
-    clangToolingInclusions clangFormat clangToolingInclusionsStdlib)
+    clangToolingInclusions clangFormat clangToolingInclusionsStdlib
+    clangOptions clangAnalysisLifetimeSafety clangAnalysisFlowSensitive)
   set(KOPT_STATIC_LIB_PATHS)
   foreach(lib ${KOPT_CLANG_STATIC_LIBS})
     set(path "${LLVM_LIBRARY_DIR}/lib${lib}.a")
