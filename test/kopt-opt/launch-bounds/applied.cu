@@ -1,9 +1,9 @@
 // launch-bounds declares the one constant block size all launch sites use.
 // RUN: kopt-opt %s -passes=launch-bounds -Rpass=launch-bounds -o %t.cu 2>&1 | FileCheck %s --check-prefix=REMARK
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip_checks %t.cu | FileCheck %s
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
-// RUN: kopt-opt %s -passes='launch-bounds{min-blocks=2}' | FileCheck %s --check-prefix=MINBLOCKS
-// RUN: kopt-opt %s -passes='launch-bounds{max-threads=512}' | FileCheck %s --check-prefix=EXPLICIT
+// RUN: kopt-opt %s -passes='launch-bounds{min-blocks=2}' | %strip_checks | FileCheck %s --check-prefix=MINBLOCKS
+// RUN: kopt-opt %s -passes='launch-bounds{max-threads=512}' | %strip_checks | FileCheck %s --check-prefix=EXPLICIT
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
 

@@ -1,6 +1,6 @@
 // replace=true rewrites an existing __launch_bounds__ in place.
 // RUN: kopt-opt %s -passes='launch-bounds{replace=true}' -Rpass=launch-bounds -o %t.cu 2>&1 | FileCheck %s --check-prefix=REMARK
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip_checks %t.cu | FileCheck %s
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
 // REQUIRES: filecheck
 

@@ -1,7 +1,7 @@
 // A dim3 grid is divided in x; a single-statement guard; in-place update
 // (the same pointer loaded and stored).
 // RUN: kopt-opt %s -passes=vectorize-loads -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip_checks %t.cu | FileCheck %s
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
 // REQUIRES: filecheck
 #include <cuda_runtime.h>

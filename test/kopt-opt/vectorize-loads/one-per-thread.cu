@@ -1,7 +1,7 @@
 // The axpby shape: one element per thread behind `if (i < n)`. The kernel
 // gets 4 elements per thread and the launcher's grid is divided by 4.
 // RUN: kopt-opt %s -passes=vectorize-loads -Rpass=vectorize-loads -o %t.cu 2>&1 | FileCheck %s --check-prefix=REMARK
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip_checks %t.cu | FileCheck %s
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
