@@ -26,9 +26,6 @@ namespace {
 /// CUDA's limit on threads per block.
 constexpr int64_t MaxThreadsPerBlock = 1024;
 
-std::string where(const LineCol &L) {
-  return std::to_string(L.Line) + ":" + std::to_string(L.Col);
-}
 
 class LaunchBoundsPass : public Pass {
 public:
@@ -69,7 +66,7 @@ private:
       std::optional<int64_t> Threads = L->Block.Value.total();
       if (!Threads) {
         Ctx.missed(K.Name, K.Loc,
-                   "the launch at " + where(L->Loc) + " uses block size '" +
+                   "the launch at " + str(L->Loc) + " uses block size '" +
                        L->Block.Text +
                        "', which is not a compile-time constant");
         return std::nullopt;
@@ -80,7 +77,7 @@ private:
       for (const auto &[Threads, L] : Sizes)
         if (Threads > int64_t(*Requested)) {
           Ctx.missed(K.Name, K.Loc,
-                     "the launch at " + where(L->Loc) + " uses " +
+                     "the launch at " + str(L->Loc) + " uses " +
                          Twine(Threads) + " threads per block, more than max-threads=" +
                          Twine(*Requested));
           return std::nullopt;
@@ -91,7 +88,7 @@ private:
       std::string List;
       for (const auto &[Threads, L] : Sizes)
         List += (List.empty() ? "" : ", ") + std::to_string(Threads) + " at " +
-                where(L->Loc);
+                str(L->Loc);
       Ctx.missed(K.Name, K.Loc,
                  "launch sites use different block sizes (" + List +
                      "): give max-threads=N");

@@ -97,17 +97,7 @@ struct Refusal {
   LineCol Loc;
 };
 
-std::string where(const LineCol &L) {
-  return std::to_string(L.Line) + ":" + std::to_string(L.Col);
-}
 
-std::string normalizedText(StringRef Text) {
-  std::string S;
-  for (char C : Text)
-    if (!isSpace(C))
-      S.push_back(C);
-  return S;
-}
 
 /// Character offsets of a statement in the main file, through the trailing
 /// semicolon of an expression statement.
@@ -538,7 +528,7 @@ private:
           Offset ? sourceText(Offset->getSourceRange(), AC) : std::string();
       bool First = !Vectorized.count(A->BaseDecl);
       VectorPointer &P = Vectorized[A->BaseDecl];
-      if (!First && normalizedText(P.Offset) != normalizedText(OffsetText))
+      if (!First && withoutSpaces(P.Offset) != withoutSpaces(OffsetText))
         return Refuse("'" + A->Base + "' is accessed at '" + A->Index +
                           "' and at offset '" + P.Offset +
                           "': not one contiguous range per thread",
@@ -635,8 +625,8 @@ private:
           for (const AccessInfo *S : StoreList)
             if (topLevelIndex(L->Expr, R.Body, Parents) >
                 topLevelIndex(S->Expr, R.Body, Parents))
-              return Refuse(Pair + ", and the load at " + where(L->Loc) +
-                                " follows the store at " + where(S->Loc),
+              return Refuse(Pair + ", and the load at " + str(L->Loc) +
+                                " follows the store at " + str(S->Loc),
                             L->Loc);
       }
     }
@@ -898,7 +888,7 @@ private:
       if (!Off || hasSideEffects(G, HC)) {
         Ctx.missed(K.Name, L->Loc,
                    "one-element-per-thread kernel not vectorized: the grid "
-                   "of the launch at " + where(L->Loc) +
+                   "of the launch at " + str(L->Loc) +
                        " is written in a macro or has side effects");
         return;
       }
@@ -988,7 +978,7 @@ private:
     }
     std::string Sites;
     for (const LaunchSite *L : Launches)
-      Sites += (Sites.empty() ? "" : ", ") + where(L->Loc);
+      Sites += (Sites.empty() ? "" : ", ") + str(L->Loc);
     Ctx.applied(K.Name, K.Loc,
                 "vectorized one-element-per-thread kernel: " + describe(P) +
                     "; grid divided by " + W + " at the launch" +

@@ -8,6 +8,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace clang;
@@ -369,6 +370,18 @@ LineCol lineCol(SourceLocation L, const ASTContext &Ctx) {
   if (P.isInvalid())
     return {};
   return {P.getLine(), P.getColumn()};
+}
+
+std::string str(const LineCol &L) {
+  return std::to_string(L.Line) + ":" + std::to_string(L.Col);
+}
+
+std::string withoutSpaces(llvm::StringRef Text) {
+  std::string S;
+  for (char C : Text)
+    if (!llvm::isSpace(C))
+      S.push_back(C);
+  return S;
 }
 
 bool isRewritable(SourceRange R, const ASTContext &Ctx) {

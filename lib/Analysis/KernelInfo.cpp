@@ -79,15 +79,6 @@ std::string typeName(QualType T, const ASTContext &Ctx) {
   return T.getAsString(P);
 }
 
-/// Index text with whitespace removed, so `row*n + j` matches `row * n+j`.
-std::string normalized(StringRef Text) {
-  std::string S;
-  for (char C : Text)
-    if (!isSpace(C))
-      S.push_back(C);
-  return S;
-}
-
 bool isMainFileDecl(const Decl *D, const SourceManager &SM) {
   return SM.isInMainFile(SM.getExpansionLoc(D->getLocation()));
 }
@@ -248,9 +239,9 @@ void findReReads(KernelInfo &K) {
       const AccessInfo &Again = K.Accesses[J];
       if (!Again.reads() || Again.BaseDecl != First.BaseDecl ||
           Again.Phase <= First.Phase ||
-          normalized(Again.Index) != normalized(First.Index))
+          withoutSpaces(Again.Index) != withoutSpaces(First.Index))
         continue;
-      if (!Seen.insert({First.Base, normalized(First.Index), First.Phase,
+      if (!Seen.insert({First.Base, withoutSpaces(First.Index), First.Phase,
                         Again.Phase})
                .second)
         continue;

@@ -101,6 +101,12 @@ struct LineCol {
   unsigned Line = 0, Col = 0;
 };
 LineCol lineCol(clang::SourceLocation L, const clang::ASTContext &Ctx);
+/// "line:col", as remarks print a second location.
+std::string str(const LineCol &L);
+
+/// Text with whitespace removed, to compare expressions as written
+/// (`row*n + j` and `row * n+j`).
+std::string withoutSpaces(llvm::StringRef Text);
 
 /// True if the whole range is written in the main file, outside macros.
 bool isRewritable(clang::SourceRange R, const clang::ASTContext &Ctx);
