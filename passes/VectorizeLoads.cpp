@@ -797,11 +797,14 @@ private:
     const Plan &P = std::get<Plan>(Decision);
     std::optional<std::pair<unsigned, unsigned>> LoopRange =
         stmtOffsets(L.For, AC);
-    if (!LoopRange || hasSideEffects(CL->Init, AC) ||
-        hasSideEffects(CL->Step, AC)) {
+    if (!LoopRange) {
+      Ctx.missed(K.Name, L.Loc, What + "it is written in a macro");
+      return;
+    }
+    if (hasSideEffects(CL->Init, AC) || hasSideEffects(CL->Step, AC)) {
       Ctx.missed(K.Name, L.Loc,
-                 What + "it is written in a macro or its init or step has "
-                        "side effects");
+                 What + "its init or step has side effects (they are "
+                        "evaluated again for the scalar tail)");
       return;
     }
     std::string Indent = indentAt(Code, LoopRange->first);
