@@ -854,6 +854,90 @@ private:
                     describe(P));
   }
 
+  /// The rewritten kernel handles every element below the bound. That is
+  /// what the original did only if each launch started a thread per
+  /// element: its grid must be ceil(n / B), written `(n + B - 1) / B` (or
+  /// `(n + (B - 1)) / B`) with B the launch's block size and n the value the
+  /// launch passes for the bound, or constants whose product covers n. A
+  /// launch that started fewer threads processed a prefix the rewrite would
+  /// extend. Returns why coverage is not proven, or nothing.
+  static std::optional<std::string> whyNotCovering(const LaunchSite &L,
+                                                   const Region &R,
+                                                   ASTContext &HC) {
+    std::string Launch = "the launch at " + str(L.Loc);
+    const auto *BoundParam = dyn_cast_or_null<ParmVarDecl>(referencedVar(R.Bound));
+    if (!BoundParam)
+      return "the bound '" + sourceText(R.Bound->getSourceRange(),
+                                        R.Var->getASTContext()) +
+             "' is not a kernel parameter, so no launch can be shown to "
+             "cover it";
+    unsigned Index = BoundParam->getFunctionScopeIndex();
+    if (!L.Call || Index >= L.Call->getNumArgs() || !L.Grid.Expr ||
+        !L.Block.Expr)
+      return Launch + " does not show its grid, block and bound";
+    const Stmt *Scope = L.CallerDecl ? L.CallerDecl->getBody() : nullptr;
+    const Expr *N = L.Call->getArg(Index);
+    std::optional<int64_t> Block = L.Block.Value.total();
+
+    // All constants: the product of grid and block must reach n.
+    std::optional<int64_t> Grid = L.Grid.Value.total();
+    std::optional<int64_t> NValue = evaluateInt(N, HC, Scope);
+    if (Grid && Block && NValue && *Grid * *Block >= *NValue)
+      return std::nullopt;
+
+    // The x extent of the grid as an integer expression.
+    const Expr *GridX = L.Grid.Expr;
+    if (L.Grid.IsDim3) {
+      const Expr *Init = followLocalInit(GridX, Scope)->IgnoreImplicit();
+      const auto *C = dyn_cast<CXXConstructExpr>(Init);
+      if (!C || C->getNumArgs() < 1 || isDim3(C->getArg(0)->getType()))
+        return Launch + " uses a dim3 grid kopt cannot read";
+      GridX = C->getArg(0);
+    }
+    GridX = stripCasts(followLocalInit(stripCasts(GridX), Scope));
+    const auto *Div = dyn_cast<BinaryOperator>(GridX);
+    auto SameValue = [&](const Expr *A, const Expr *B) {
+      A = stripCasts(followLocalInit(stripCasts(A), Scope));
+      B = stripCasts(followLocalInit(stripCasts(B), Scope));
+      if (const VarDecl *VA = referencedVar(A))
+        return VA == referencedVar(B);
+      std::optional<int64_t> CA = evaluateInt(A, HC, Scope);
+      std::optional<int64_t> CB = evaluateInt(B, HC, Scope);
+      if (CA && CB)
+        return *CA == *CB;
+      return withoutSpaces(sourceText(A->getSourceRange(), HC)) ==
+             withoutSpaces(sourceText(B->getSourceRange(), HC));
+    };
+    bool Covers = false;
+    if (Div && Div->getOpcode() == BO_Div &&
+        SameValue(Div->getRHS(), L.Block.Expr)) {
+      const auto *Sum = dyn_cast<BinaryOperator>(stripCasts(Div->getLHS()));
+      if (Sum && Sum->getOpcode() == BO_Add) {
+        // (n + B - 1) parses as ((n + B) - 1); accept that and n + (B - 1).
+        std::optional<int64_t> Rest = evaluateInt(Sum->getRHS(), HC, Scope);
+        if (Block && Rest && *Rest == *Block - 1)
+          Covers = SameValue(Sum->getLHS(), N);
+        const auto *Minus = dyn_cast<BinaryOperator>(stripCasts(Sum->getRHS()));
+        if (!Covers && Minus && Minus->getOpcode() == BO_Sub &&
+            SameValue(Minus->getLHS(), Div->getRHS()) &&
+            evaluateInt(Minus->getRHS(), HC, Scope) == 1)
+          Covers = SameValue(Sum->getLHS(), N);
+      } else if (Sum && Sum->getOpcode() == BO_Sub &&
+                 evaluateInt(Sum->getRHS(), HC, Scope) == 1) {
+        const auto *Inner = dyn_cast<BinaryOperator>(stripCasts(Sum->getLHS()));
+        Covers = Inner && Inner->getOpcode() == BO_Add &&
+                 SameValue(Inner->getLHS(), N) &&
+                 SameValue(Inner->getRHS(), Div->getRHS());
+      }
+    }
+    if (Covers)
+      return std::nullopt;
+    return "cannot prove that " + Launch + " starts a thread for each of the '" +
+           BoundParam->getNameAsString() + "' elements (grid '" + L.Grid.Text +
+           "', expected ceil(n / block) as (n + block - 1) / block); the "
+           "rewrite would cover elements the original did not";
+  }
+
   void vectorizeOnePerThread(PassContext &Ctx, const KernelInfo &K,
                              const Region &R) {
     ASTContext &AC = Ctx.deviceContext();
@@ -885,6 +969,11 @@ private:
     EditSet Edits(Ctx.source().Path);
     ASTContext &HC = Ctx.hostContext();
     for (const LaunchSite *L : Launches) {
+      if (std::optional<std::string> Why = whyNotCovering(*L, R, HC)) {
+        Ctx.missed(K.Name, L->Loc,
+                   "one-element-per-thread kernel not vectorized: " + *Why);
+        return;
+      }
       const Expr *G = L->Grid.Expr;
       std::optional<std::pair<unsigned, unsigned>> Off =
           G ? exprOffsets(G, HC) : std::nullopt;

@@ -174,6 +174,16 @@ bool isProductOf(const Expr *E, BuiltinVar A, BuiltinVar B) {
 
 } // namespace
 
+const Expr *followLocalInit(const Expr *E, const Stmt *Scope) {
+  for (unsigned Depth = 0; Depth < 16; ++Depth) {
+    const Expr *Init = localInit(E, Scope);
+    if (!Init)
+      return E;
+    E = Init;
+  }
+  return E;
+}
+
 bool isModifiedIn(const VarDecl *Var, const Stmt *Body, const Stmt *Except) {
   if (!Body)
     return false;

@@ -42,6 +42,12 @@ const clang::Expr *stripCasts(const clang::Expr *E);
 /// The variable E names, if E is a plain reference to one.
 const clang::VarDecl *referencedVar(const clang::Expr *E);
 
+/// The initializer of E if E names a local variable that is initialized and
+/// never modified in Scope (followed through chains of such variables);
+/// otherwise E itself.
+const clang::Expr *followLocalInit(const clang::Expr *E,
+                                   const clang::Stmt *Scope);
+
 /// True if Var is assigned, incremented or has its address taken anywhere in
 /// Body other than in its own declaration (and, if Except is set, in that
 /// statement: a loop's increment).
