@@ -26,7 +26,6 @@ namespace {
 /// CUDA's limit on threads per block.
 constexpr int64_t MaxThreadsPerBlock = 1024;
 
-
 class LaunchBoundsPass : public Pass {
 public:
   void run(PassContext &Ctx) override {
@@ -38,8 +37,7 @@ private:
   /// The block size to declare, or std::nullopt after a missed remark.
   std::optional<int64_t> chooseMaxThreads(PassContext &Ctx,
                                           const KernelInfo &K) {
-    std::optional<uint64_t> Requested =
-        Ctx.params().getAutoUInt("max-threads");
+    std::optional<uint64_t> Requested = Ctx.params().getAutoUInt("max-threads");
     if (Requested && (*Requested == 0 || *Requested > MaxThreadsPerBlock)) {
       Ctx.missed(K.Name, K.Loc,
                  "max-threads=" + Twine(*Requested) +
@@ -78,7 +76,8 @@ private:
         if (Threads > int64_t(*Requested)) {
           Ctx.missed(K.Name, K.Loc,
                      "the launch at " + str(L->Loc) + " uses " +
-                         Twine(Threads) + " threads per block, more than max-threads=" +
+                         Twine(Threads) +
+                         " threads per block, more than max-threads=" +
                          Twine(*Requested));
           return std::nullopt;
         }
@@ -110,9 +109,10 @@ private:
     const auto *Existing = K.Decl->getAttr<CUDALaunchBoundsAttr>();
     bool Replace = Ctx.params().getBool("replace");
     if (Existing && !Replace) {
-      Ctx.missed(K.Name, K.Loc,
-                 "'" + K.Name +
-                     "' already has __launch_bounds__; replace=true overrides it");
+      Ctx.missed(
+          K.Name, K.Loc,
+          "'" + K.Name +
+              "' already has __launch_bounds__; replace=true overrides it");
       return;
     }
     std::optional<int64_t> Threads = chooseMaxThreads(Ctx, K);
@@ -144,7 +144,8 @@ private:
                     K.Name + "': " + Attr +
                     (Ctx.params().getAutoUInt("max-threads")
                          ? ""
-                         : " (every launch site uses " + std::to_string(*Threads) +
+                         : " (every launch site uses " +
+                               std::to_string(*Threads) +
                                " threads per block)"));
   }
 };

@@ -97,8 +97,6 @@ struct Refusal {
   LineCol Loc;
 };
 
-
-
 /// Character offsets of a statement in the main file, through the trailing
 /// semicolon of an expression statement.
 std::optional<std::pair<unsigned, unsigned>> stmtOffsets(const Stmt *S,
@@ -190,9 +188,15 @@ class BodyScanner : public RecursiveASTVisitor<BodyScanner> {
 public:
   explicit BodyScanner(ASTContext &Ctx) : Ctx(Ctx) {}
 
-  bool TraverseForStmt(ForStmt *S) { return nested([&] { return RecursiveASTVisitor::TraverseForStmt(S); }); }
-  bool TraverseWhileStmt(WhileStmt *S) { return nested([&] { return RecursiveASTVisitor::TraverseWhileStmt(S); }); }
-  bool TraverseDoStmt(DoStmt *S) { return nested([&] { return RecursiveASTVisitor::TraverseDoStmt(S); }); }
+  bool TraverseForStmt(ForStmt *S) {
+    return nested([&] { return RecursiveASTVisitor::TraverseForStmt(S); });
+  }
+  bool TraverseWhileStmt(WhileStmt *S) {
+    return nested([&] { return RecursiveASTVisitor::TraverseWhileStmt(S); });
+  }
+  bool TraverseDoStmt(DoStmt *S) {
+    return nested([&] { return RecursiveASTVisitor::TraverseDoStmt(S); });
+  }
   bool TraverseSwitchStmt(SwitchStmt *S) {
     ++BreakDepth;
     bool R = RecursiveASTVisitor::TraverseSwitchStmt(S);
@@ -200,7 +204,9 @@ public:
     return R;
   }
 
-  bool VisitReturnStmt(ReturnStmt *S) { return refuse(S, "a return statement"); }
+  bool VisitReturnStmt(ReturnStmt *S) {
+    return refuse(S, "a return statement");
+  }
   bool VisitGotoStmt(GotoStmt *S) { return refuse(S, "a goto"); }
   bool VisitBreakStmt(BreakStmt *S) {
     return BreakDepth ? true : refuse(S, "a break out of the element loop");
@@ -211,7 +217,8 @@ public:
   bool VisitCallExpr(CallExpr *C) {
     if (isBarrierCall(C))
       return refuse(C, "a barrier");
-    if (const FunctionDecl *FD = C->getDirectCallee(); FD && FD->getIdentifier()) {
+    if (const FunctionDecl *FD = C->getDirectCallee();
+        FD && FD->getIdentifier()) {
       StringRef N = FD->getName();
       for (StringRef Prefix : {"__shfl", "__syncwarp", "__ballot", "__any",
                                "__all", "__activemask", "__match", "__reduce"})
@@ -417,7 +424,8 @@ private:
                "no grid-stride or block-stride loop and no "
                "one-element-per-thread guard "
                "'T i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) "
-               "{...}' in '" + K.Name + "'");
+               "{...}' in '" +
+                   K.Name + "'");
   }
 
   /// `T i = gid; if (i < n) STMT` as the whole kernel body.
@@ -433,7 +441,8 @@ private:
     const auto *V = dyn_cast<VarDecl>(DS->getSingleDecl());
     if (!V || !V->getInit() || !isGlobalThreadIndex(V->getInit(), Body))
       return std::nullopt;
-    const auto *Cond = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+    const auto *Cond =
+        dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
     if (!Cond)
       return std::nullopt;
     Region R;
@@ -471,7 +480,8 @@ private:
     if (!BoundType->isIntegerType() ||
         AC.getTypeSize(BoundType) > AC.getTypeSize(IndexType))
       return Refuse("the index '" + R.Var->getName() + "' (" +
-                        IndexType.getAsString() + ") is narrower than its bound '" +
+                        IndexType.getAsString() +
+                        ") is narrower than its bound '" +
                         sourceText(R.Bound->getSourceRange(), AC) + "' (" +
                         BoundType.getAsString() +
                         "): vector index arithmetic could overflow",
@@ -567,8 +577,9 @@ private:
                           "' is modified in the kernel",
                       lineCol(Decl->getLocation(), AC));
       if (Pointee->isIncompleteType() || !Pointee.isTriviallyCopyableType(AC))
-        return Refuse("'" + P.Param->Name + "' has an element type that is "
-                                              "not trivially copyable",
+        return Refuse("'" + P.Param->Name +
+                          "' has an element type that is "
+                          "not trivially copyable",
                       lineCol(Decl->getLocation(), AC));
       P.Element = P.Param->PointeeType;
       P.ElementBytes = AC.getTypeSizeInChars(Pointee).getQuantity();
@@ -612,7 +623,8 @@ private:
     ParentMap Parents(const_cast<Stmt *>(KernelBody));
     for (auto &[StoreDecl, StoreList] : Stores) {
       for (auto &[LoadDecl, LoadList] : Loads) {
-        if (StoreDecl == LoadDecl || StoreDecl->getType().isRestrictQualified() ||
+        if (StoreDecl == LoadDecl ||
+            StoreDecl->getType().isRestrictQualified() ||
             LoadDecl->getType().isRestrictQualified())
           continue;
         std::string Pair = "the store to '" + StoreDecl->getNameAsString() +
@@ -696,7 +708,8 @@ private:
         std::optional<std::pair<unsigned, unsigned>> Off = exprOffsets(E, AC);
         if (!Off || Off->first < BodyRange->first ||
             Off->second > BodyRange->second) {
-          BodyError = "an access to '" + V.Param->Name + "' is written in a macro";
+          BodyError =
+              "an access to '" + V.Param->Name + "' is written in a macro";
           return "";
         }
         Replacements.emplace_back(Off->first, Off->second - Off->first,
@@ -723,14 +736,15 @@ private:
       Begin = SM.getFileOffset(CS->getLBracLoc()) + 1;
       End = SM.getFileOffset(CS->getRBracLoc());
     }
-    std::string Body = StringRef(splice(Code, Begin, End, Replacements)).trim().str();
+    std::string Body =
+        StringRef(splice(Code, Begin, End, Replacements)).trim().str();
     std::string BodyIndent = indentAt(Code, BodyRange->first);
     if (isa<CompoundStmt>(R.Body) && !R.Body->children().empty())
       BodyIndent = indentAt(Code, AC.getSourceManager().getFileOffset(
                                       (*R.Body->child_begin())->getBeginLoc()));
     std::string Extra = Indent.str() + "  ";
-    Extra = Extra.size() > BodyIndent.size() ? Extra.substr(BodyIndent.size())
-                                             : "";
+    Extra =
+        Extra.size() > BodyIndent.size() ? Extra.substr(BodyIndent.size()) : "";
     if (Body.empty())
       Body = ";";
     // The element index is declared only if the body still uses it.
@@ -745,7 +759,8 @@ private:
            Indent.str() + "}\n" + Stores;
   }
 
-  std::string alignmentCheck(const Plan &P, const std::string &ContinuationIndent) {
+  std::string alignmentCheck(const Plan &P,
+                             const std::string &ContinuationIndent) {
     std::string S;
     for (const VectorPointer &V : P.Pointers) {
       if (!S.empty())
@@ -766,10 +781,11 @@ private:
   }
 
   void vectorizeStridedLoop(PassContext &Ctx, const KernelInfo &K,
-                               const LoopInfo &L) {
+                            const LoopInfo &L) {
     ASTContext &AC = Ctx.deviceContext();
     StringRef Code = Ctx.source().Code;
-    std::string What = (LoopInfo::kindName(L.K) + " loop not vectorized: ").str();
+    std::string What =
+        (LoopInfo::kindName(L.K) + " loop not vectorized: ").str();
     std::optional<CountedLoop> CL = matchCountedLoop(L.For);
     if (!CL || !isa<DeclStmt>(L.For->getInit())) {
       Ctx.missed(K.Name, L.Loc,
@@ -808,7 +824,8 @@ private:
       return;
     }
     std::string Indent = indentAt(Code, LoopRange->first);
-    std::string I1 = Indent + "  ", I2 = Indent + "    ", I3 = Indent + "      ";
+    std::string I1 = Indent + "  ", I2 = Indent + "    ",
+                I3 = Indent + "      ";
     std::string IndexType = R.Var->getType().getUnqualifiedType().getAsString(
         PrintingPolicy(AC.getLangOpts()));
     std::string W = std::to_string(P.Width);
@@ -838,20 +855,20 @@ private:
         "// the original loop runs when a pointer is not aligned.\n" + I1 +
         "const auto kopt_n = " + Bound + ";\n" + I1 + "if (" +
         alignmentCheck(P, I1 + "    ") + ") {\n" + I2 + "for (" + IndexType +
-        " kopt_v = " + Init + "; kopt_v < kopt_n / " + W + "; kopt_v += " +
-        Step + ") {\n" + Vector + I2 + "}\n" + I2 + "for (" + IndexType + " " +
-        Var + " = kopt_n / " + W + " * " + W + " + " + Init + "; " + Var +
-        " < kopt_n; " + Var + " += " + Step + ")" + ScalarBody + "\n" +
-        I1 + "} else {\n" + I2 + Original + "\n" + I1 + "}\n" + Indent + "}";
+        " kopt_v = " + Init + "; kopt_v < kopt_n / " + W +
+        "; kopt_v += " + Step + ") {\n" + Vector + I2 + "}\n" + I2 + "for (" +
+        IndexType + " " + Var + " = kopt_n / " + W + " * " + W + " + " + Init +
+        "; " + Var + " < kopt_n; " + Var + " += " + Step + ")" + ScalarBody +
+        "\n" + I1 + "} else {\n" + I2 + Original + "\n" + I1 + "}\n" + Indent +
+        "}";
     if (llvm::Error E = Ctx.edits().replaceChars(
             LoopRange->first, LoopRange->second - LoopRange->first, Text)) {
-      Ctx.missed(K.Name, L.Loc,
-                 What + toString(std::move(E)));
+      Ctx.missed(K.Name, L.Loc, What + toString(std::move(E)));
       return;
     }
     Ctx.applied(K.Name, L.Loc,
-                "vectorized the " + LoopInfo::kindName(L.K) + " loop: " +
-                    describe(P));
+                "vectorized the " + LoopInfo::kindName(L.K) +
+                    " loop: " + describe(P));
   }
 
   /// The rewritten kernel handles every element below the bound. That is
@@ -861,14 +878,14 @@ private:
   /// launch passes for the bound, or constants whose product covers n. A
   /// launch that started fewer threads processed a prefix the rewrite would
   /// extend. Returns why coverage is not proven, or nothing.
-  static std::optional<std::string> whyNotCovering(const LaunchSite &L,
-                                                   const Region &R,
-                                                   ASTContext &HC) {
+  static std::optional<std::string>
+  whyNotCovering(const LaunchSite &L, const Region &R, ASTContext &HC) {
     std::string Launch = "the launch at " + str(L.Loc);
-    const auto *BoundParam = dyn_cast_or_null<ParmVarDecl>(referencedVar(R.Bound));
+    const auto *BoundParam =
+        dyn_cast_or_null<ParmVarDecl>(referencedVar(R.Bound));
     if (!BoundParam)
-      return "the bound '" + sourceText(R.Bound->getSourceRange(),
-                                        R.Var->getASTContext()) +
+      return "the bound '" +
+             sourceText(R.Bound->getSourceRange(), R.Var->getASTContext()) +
              "' is not a kernel parameter, so no launch can be shown to "
              "cover it";
     unsigned Index = BoundParam->getFunctionScopeIndex();
@@ -932,7 +949,8 @@ private:
     }
     if (Covers)
       return std::nullopt;
-    return "cannot prove that " + Launch + " starts a thread for each of the '" +
+    return "cannot prove that " + Launch +
+           " starts a thread for each of the '" +
            BoundParam->getNameAsString() + "' elements (grid '" + L.Grid.Text +
            "', expected ceil(n / block) as (n + block - 1) / block); the "
            "rewrite would cover elements the original did not";
@@ -944,8 +962,9 @@ private:
     StringRef Code = Ctx.source().Code;
     std::variant<Plan, Refusal> Decision = plan(Ctx, K, R);
     if (auto *Why = std::get_if<Refusal>(&Decision)) {
-      Ctx.missed(K.Name, Why->Loc, "one-element-per-thread kernel not vectorized: " +
-                                       Why->Message);
+      Ctx.missed(K.Name, Why->Loc,
+                 "one-element-per-thread kernel not vectorized: " +
+                     Why->Message);
       return;
     }
     const Plan &P = std::get<Plan>(Decision);
@@ -980,20 +999,21 @@ private:
       if (!Off || hasSideEffects(G, HC)) {
         Ctx.missed(K.Name, L->Loc,
                    "one-element-per-thread kernel not vectorized: the grid "
-                   "of the launch at " + str(L->Loc) +
+                   "of the launch at " +
+                       str(L->Loc) +
                        " is written in a macro or has side effects");
         return;
       }
       std::string Grid = L->Grid.Text;
       std::string NewGrid =
-          L->Grid.IsDim3
-              ? "dim3(((" + Grid + ").x + " + W + " - 1) / " + W + ", (" +
-                    Grid + ").y, (" + Grid + ").z)"
-              : "((" + Grid + ") + " + W + " - 1) / " + W;
-      if (llvm::Error E = Edits.replaceChars(Off->first, Off->second - Off->first,
-                                             NewGrid)) {
-        Ctx.missed(K.Name, L->Loc, "one-element-per-thread kernel not vectorized: " +
-                                       toString(std::move(E)));
+          L->Grid.IsDim3 ? "dim3(((" + Grid + ").x + " + W + " - 1) / " + W +
+                               ", (" + Grid + ").y, (" + Grid + ").z)"
+                         : "((" + Grid + ") + " + W + " - 1) / " + W;
+      if (llvm::Error E = Edits.replaceChars(
+              Off->first, Off->second - Off->first, NewGrid)) {
+        Ctx.missed(K.Name, L->Loc,
+                   "one-element-per-thread kernel not vectorized: " +
+                       toString(std::move(E)));
         return;
       }
     }
@@ -1012,9 +1032,11 @@ private:
     // The body's braces may sit on a continuation line of the parameters:
     // indent relative to the line the declaration starts on.
     std::string Indent = indentAt(
-        Code, AC.getSourceManager().getFileOffset(
-                  AC.getSourceManager().getExpansionLoc(K.Decl->getBeginLoc())));
-    std::string I1 = Indent + "  ", I2 = Indent + "    ", I3 = Indent + "      ";
+        Code,
+        AC.getSourceManager().getFileOffset(
+            AC.getSourceManager().getExpansionLoc(K.Decl->getBeginLoc())));
+    std::string I1 = Indent + "  ", I2 = Indent + "    ",
+                I3 = Indent + "      ";
     std::string IndexType = R.Var->getType().getUnqualifiedType().getAsString(
         PrintingPolicy(AC.getLangOpts()));
     std::string Var = R.Var->getNameAsString();
@@ -1036,9 +1058,8 @@ private:
     auto Nest = [&](const std::string &LoopIndent,
                     const std::string &StmtIndent) {
       std::string To = ThenIsCompound ? LoopIndent : StmtIndent;
-      std::string Extra = To.size() > ThenIndent.size()
-                              ? To.substr(ThenIndent.size())
-                              : "";
+      std::string Extra =
+          To.size() > ThenIndent.size() ? To.substr(ThenIndent.size()) : "";
       return (ThenIsCompound ? " " : "\n" + StmtIndent) + reindent(Then, Extra);
     };
 
@@ -1046,26 +1067,29 @@ private:
         "{\n" + I1 + "// kopt vectorize-loads: each thread handles " + W +
         " consecutive elements\n" + I1 + "// (the launch grid is divided by " +
         W + "), one thread the scalar tail;\n" + I1 +
-        "// a scalar loop runs when a pointer is not aligned.\n" +
-        I1 + "const " + IndexType + " kopt_g = " + Gid + ";\n" + I1 +
+        "// a scalar loop runs when a pointer is not aligned.\n" + I1 +
+        "const " + IndexType + " kopt_g = " + Gid + ";\n" + I1 +
         "const auto kopt_n = " + Bound + ";\n" + I1 + "if (" +
-        alignmentCheck(P, I1 + "    ") + ") {\n" + I2 + "if (kopt_g < kopt_n / " + W +
-        ") {\n" + Vector + I2 + "} else if (kopt_g == kopt_n / " + W + ") {\n" +
-        I3 + "for (" + IndexType + " " + Var + " = kopt_n / " + W + " * " + W +
-        "; " + Var + " < kopt_n; ++" + Var + ")" + Nest(I3, I3 + "  ") + "\n" +
-        I2 + "}\n" + I1 + "} else {\n" + I2 + "for (" + IndexType + " " + Var +
+        alignmentCheck(P, I1 + "    ") + ") {\n" + I2 +
+        "if (kopt_g < kopt_n / " + W + ") {\n" + Vector + I2 +
+        "} else if (kopt_g == kopt_n / " + W + ") {\n" + I3 + "for (" +
+        IndexType + " " + Var + " = kopt_n / " + W + " * " + W + "; " + Var +
+        " < kopt_n; ++" + Var + ")" + Nest(I3, I3 + "  ") + "\n" + I2 + "}\n" +
+        I1 + "} else {\n" + I2 + "for (" + IndexType + " " + Var +
         " = kopt_g; " + Var + " < kopt_n; " + Var +
         " += blockDim.x * gridDim.x)" + Nest(I2, I3) + "\n" + I1 + "}\n" +
         Indent + "}";
     if (llvm::Error E = Edits.replaceChars(
             BodyRange->first, BodyRange->second - BodyRange->first, Text)) {
-      Ctx.missed(K.Name, K.Loc, "one-element-per-thread kernel not vectorized: " +
-                                    toString(std::move(E)));
+      Ctx.missed(K.Name, K.Loc,
+                 "one-element-per-thread kernel not vectorized: " +
+                     toString(std::move(E)));
       return;
     }
     if (llvm::Error E = Ctx.edits().merge(Edits)) {
-      Ctx.missed(K.Name, K.Loc, "one-element-per-thread kernel not vectorized: " +
-                                    toString(std::move(E)));
+      Ctx.missed(K.Name, K.Loc,
+                 "one-element-per-thread kernel not vectorized: " +
+                     toString(std::move(E)));
       return;
     }
     std::string Sites;

@@ -55,13 +55,12 @@ std::optional<BuiltinRef> matchBuiltin(const Expr *E) {
           .Default(std::nullopt);
   if (!Var)
     return std::nullopt;
-  std::optional<unsigned> Dim =
-      llvm::StringSwitch<std::optional<unsigned>>(
-          Prop->getPropertyDecl()->getName())
-          .Case("x", 0u)
-          .Case("y", 1u)
-          .Case("z", 2u)
-          .Default(std::nullopt);
+  std::optional<unsigned> Dim = llvm::StringSwitch<std::optional<unsigned>>(
+                                    Prop->getPropertyDecl()->getName())
+                                    .Case("x", 0u)
+                                    .Case("y", 1u)
+                                    .Case("z", 2u)
+                                    .Default(std::nullopt);
   if (!Dim)
     return std::nullopt;
   return BuiltinRef{*Var, *Dim};
@@ -137,8 +136,7 @@ public:
       if (!FD || I >= FD->getNumParams()) {
         // A call through a pointer or into varargs: only by-value is safe,
         // and we cannot tell.
-        if (!C->getArg(I)->isPRValue() &&
-            !isa<ImplicitCastExpr>(C->getArg(I)))
+        if (!C->getArg(I)->isPRValue() && !isa<ImplicitCastExpr>(C->getArg(I)))
           Found = true;
         continue;
       }
@@ -252,7 +250,8 @@ std::optional<CountedLoop> matchCountedLoop(const ForStmt *For) {
     return std::nullopt;
   }
   // Increment: `++i`, `i++`, `i += S`, `i = i + S`.
-  const Expr *Inc = For->getInc() ? For->getInc()->IgnoreParenImpCasts() : nullptr;
+  const Expr *Inc =
+      For->getInc() ? For->getInc()->IgnoreParenImpCasts() : nullptr;
   if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc)) {
     if (!U->isIncrementOp() || referencedVar(U->getSubExpr()) != L.Var)
       return std::nullopt;

@@ -131,7 +131,7 @@ private:
          S = Parents.getParent(S)) {
       if (const auto *For = dyn_cast<ForStmt>(S))
         return For->getInit() && findDeclStmt(V) == For->getInit() ? For
-                                                                    : nullptr;
+                                                                   : nullptr;
       return nullptr;
     }
     return nullptr;

@@ -59,7 +59,8 @@ const KernelInfo *ProgramInfo::kernel(StringRef Name) const {
   return nullptr;
 }
 
-std::vector<const LaunchSite *> ProgramInfo::launchesOf(StringRef Kernel) const {
+std::vector<const LaunchSite *>
+ProgramInfo::launchesOf(StringRef Kernel) const {
   std::vector<const LaunchSite *> Result;
   for (const LaunchSite &L : LaunchSites)
     if (L.Kernel == Kernel)
@@ -102,7 +103,8 @@ public:
   }
 
   bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(E->getBase()->IgnoreParenImpCasts());
+    const auto *Ref =
+        dyn_cast<DeclRefExpr>(E->getBase()->IgnoreParenImpCasts());
     const auto *P = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
     if (!P || !P->getType()->isPointerType())
       return true;
@@ -161,7 +163,8 @@ public:
     S.Type = typeName(V->getType(), Ctx);
     S.Loc = lineCol(V->getLocation(), Ctx);
     QualType T = V->getType();
-    if (isa<IncompleteArrayType>(T.getTypePtr()->getUnqualifiedDesugaredType())) {
+    if (isa<IncompleteArrayType>(
+            T.getTypePtr()->getUnqualifiedDesugaredType())) {
       S.Dynamic = true;
     } else {
       int64_t N = 1;
@@ -203,7 +206,8 @@ private:
 
   AccessInfo::Kind accessKind(const Expr *E) {
     const Stmt *Child = E;
-    const Stmt *P = Parents.getParentIgnoreParenImpCasts(const_cast<Stmt *>(Child));
+    const Stmt *P =
+        Parents.getParentIgnoreParenImpCasts(const_cast<Stmt *>(Child));
     // p[i].x = ... writes part of the element.
     while (P && isa<MemberExpr>(P)) {
       Child = P;
@@ -355,7 +359,8 @@ public:
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee)
       return true;
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreParenImpCasts()))
+    if (const auto *Ref =
+            dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreParenImpCasts()))
       LaunchRefs.insert(Ref);
     LaunchSite L;
     L.Kernel = Callee->getQualifiedNameAsString();

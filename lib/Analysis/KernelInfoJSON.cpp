@@ -36,7 +36,8 @@ json::Value dim(const LaunchDim &D) {
 json::Value kernel(const KernelInfo &K) {
   json::Array Params;
   for (const ParamInfo &P : K.Params) {
-    json::Object O{{"name", P.Name}, {"type", P.Type}, {"pointer", P.IsPointer}};
+    json::Object O{
+        {"name", P.Name}, {"type", P.Type}, {"pointer", P.IsPointer}};
     if (P.IsPointer) {
       O["pointee"] = P.PointeeType;
       O["const"] = P.PointeeConst;
@@ -101,7 +102,8 @@ json::Value kernel(const KernelInfo &K) {
       {"template", K.IsTemplate},
       {"params", std::move(Params)},
       {"attributes", std::move(Attrs)},
-      {"launch_bounds", LB.empty() ? json::Value(nullptr) : json::Value(std::move(LB))},
+      {"launch_bounds",
+       LB.empty() ? json::Value(nullptr) : json::Value(std::move(LB))},
       {"loops", std::move(Loops)},
       {"accesses", std::move(Accesses)},
       {"barriers", std::move(Barriers)},
@@ -119,15 +121,15 @@ json::Value toJSON(const ProgramInfo &Info) {
     Kernels.push_back(kernel(K));
   json::Array Launches;
   for (const LaunchSite &L : Info.LaunchSites)
-    Launches.push_back(json::Object{{"kernel", L.Kernel},
-                                    {"caller", L.Caller},
-                                    {"loc", loc(L.Loc)},
-                                    {"grid", dim(L.Grid)},
-                                    {"block", dim(L.Block)},
-                                    {"shared_bytes", dim(L.SharedBytes)},
-                                    {"stream", L.Stream.Text.empty()
-                                                   ? json::Value(nullptr)
-                                                   : json::Value(L.Stream.Text)}});
+    Launches.push_back(json::Object{
+        {"kernel", L.Kernel},
+        {"caller", L.Caller},
+        {"loc", loc(L.Loc)},
+        {"grid", dim(L.Grid)},
+        {"block", dim(L.Block)},
+        {"shared_bytes", dim(L.SharedBytes)},
+        {"stream", L.Stream.Text.empty() ? json::Value(nullptr)
+                                         : json::Value(L.Stream.Text)}});
   json::Array Unknown;
   for (const std::string &K : Info.KernelsWithUnknownLaunches)
     Unknown.push_back(K);

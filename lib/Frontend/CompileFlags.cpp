@@ -35,14 +35,22 @@ const KeptOption KeptOptions[] = {
 
 /// Options that take a value and mean nothing to a parse.
 const OptionSpelling DroppedWithValue[] = {
-    {"-o", "--output-file"},     {"-ccbin", "--compiler-bindir"},
-    {"-gencode", "--generate-code"}, {"-code", "--gpu-code"},
-    {"-Xptxas", "--ptxas-options"},  {"-Xlinker", "--linker-options"},
-    {"-Xnvlink", "--nvlink-options"}, {"-maxrregcount", "--maxrregcount"},
-    {"-MF", ""},                   {"-MT", ""},
-    {"-MQ", ""},                   {"-x", "--x"},
-    {"-default-stream", "--default-stream"}, {"-t", "--threads"},
-    {"-l", "--library"},           {"-L", "--library-path"},
+    {"-o", "--output-file"},
+    {"-ccbin", "--compiler-bindir"},
+    {"-gencode", "--generate-code"},
+    {"-code", "--gpu-code"},
+    {"-Xptxas", "--ptxas-options"},
+    {"-Xlinker", "--linker-options"},
+    {"-Xnvlink", "--nvlink-options"},
+    {"-maxrregcount", "--maxrregcount"},
+    {"-MF", ""},
+    {"-MT", ""},
+    {"-MQ", ""},
+    {"-x", "--x"},
+    {"-default-stream", "--default-stream"},
+    {"-t", "--threads"},
+    {"-l", "--library"},
+    {"-L", "--library-path"},
 };
 
 /// Flags without a value that a parse ignores.
@@ -53,17 +61,18 @@ bool isDroppedFlag(StringRef A) {
               "-expt-relaxed-constexpr", "-expt-extended-lambda",
               "--extended-lambda", "-extended-lambda"},
              true)
-      .Cases({"-lineinfo", "--generate-line-info", "-G", "--device-debug",
-              "-g", "--use_fast_math", "-use_fast_math", "-MD", "-MMD",
-              "-fPIC", "-shared", "--shared", "-w"},
+      .Cases({"-lineinfo", "--generate-line-info", "-G", "--device-debug", "-g",
+              "--use_fast_math", "-use_fast_math", "-MD", "-MMD", "-fPIC",
+              "-shared", "--shared", "-w"},
              true)
-      .Default(A.starts_with("-rdc") || A.starts_with("--relocatable-device-code") ||
-               A.starts_with("-O") || A.starts_with("--optimize") ||
-               A.starts_with("--resource-usage") || A.starts_with("-Werror") ||
-               A.starts_with("--ftz") || A.starts_with("--prec-") ||
-               A.starts_with("--fmad") || A.starts_with("-ftz") ||
-               A.starts_with("-prec-") || A.starts_with("-fmad") ||
-               A.starts_with("--diag-suppress") || A.starts_with("-diag-suppress"));
+      .Default(
+          A.starts_with("-rdc") || A.starts_with("--relocatable-device-code") ||
+          A.starts_with("-O") || A.starts_with("--optimize") ||
+          A.starts_with("--resource-usage") || A.starts_with("-Werror") ||
+          A.starts_with("--ftz") || A.starts_with("--prec-") ||
+          A.starts_with("--fmad") || A.starts_with("-ftz") ||
+          A.starts_with("-prec-") || A.starts_with("-fmad") ||
+          A.starts_with("--diag-suppress") || A.starts_with("-diag-suppress"));
 }
 
 /// If A is Spelling (value in the next argument) returns 1; if it carries
@@ -184,7 +193,8 @@ TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
       Out.ClangArgs.push_back(("-std=" + NextValue()).str());
       continue;
     }
-    // GPU arch: nvcc -arch/--gpu-architecture, clang --cuda-gpu-arch/--offload-arch.
+    // GPU arch: nvcc -arch/--gpu-architecture, clang
+    // --cuda-gpu-arch/--offload-arch.
     if (int M = matchOption(A, {"-arch", "--gpu-architecture"}, Value)) {
       if (M == 1)
         Value = NextValue();
@@ -192,7 +202,8 @@ TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
         Out.GpuArch = Arch;
       continue;
     }
-    if (A.consume_front("--cuda-gpu-arch=") || A.consume_front("--offload-arch=")) {
+    if (A.consume_front("--cuda-gpu-arch=") ||
+        A.consume_front("--offload-arch=")) {
       if (auto Arch = archFromValue(A))
         Out.GpuArch = Arch;
       continue;
@@ -217,8 +228,9 @@ TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
         std::string Flag = A.str();
         // -Xptxas and friends pass flags on: their value starts with '-'.
         if (M == 1)
-          Flag += " " + (S.Short.starts_with("-X") ? NextValue() : DroppedValue())
-                            .str();
+          Flag +=
+              " " +
+              (S.Short.starts_with("-X") ? NextValue() : DroppedValue()).str();
         Out.Dropped.push_back(Flag);
         IsDroppedOption = true;
         break;

@@ -24,8 +24,7 @@ namespace kopt {
 char ParseError::ID = 0;
 
 void ParseError::log(raw_ostream &OS) const {
-  OS << (Side == CudaSide::Device ? "device" : "host")
-     << "-side parse failed";
+  OS << (Side == CudaSide::Device ? "device" : "host") << "-side parse failed";
   for (const std::string &D : Diagnostics)
     OS << "\n" << D;
 }
@@ -194,9 +193,8 @@ Expected<ParsedSource> CudaFrontend::parse(StringRef Path,
   Result.Path = Path.str();
   Result.Code = Code.str();
   // The two sides are independent compiles: parse them on two threads.
-  auto HostFuture = std::async(std::launch::async, [&] {
-    return parseSide(CudaSide::Host, Result);
-  });
+  auto HostFuture = std::async(
+      std::launch::async, [&] { return parseSide(CudaSide::Host, Result); });
   Error Device = parseSide(CudaSide::Device, Result);
   Error Host = HostFuture.get();
   if (Device) {
@@ -210,9 +208,8 @@ Expected<ParsedSource> CudaFrontend::parse(StringRef Path,
 
 Error CudaFrontend::reparse(ParsedSource &Source, StringRef NewCode) const {
   Source.Code = NewCode.str();
-  auto HostFuture = std::async(std::launch::async, [&] {
-    return reparseSide(CudaSide::Host, Source);
-  });
+  auto HostFuture = std::async(
+      std::launch::async, [&] { return reparseSide(CudaSide::Host, Source); });
   Error Device = reparseSide(CudaSide::Device, Source);
   Error Host = HostFuture.get();
   if (Device) {

@@ -219,8 +219,8 @@ private:
       StringRef Key = lexName();
       if (Key.empty())
         return Pos == Text.size()
-                   ? error("unterminated parameter list of pass '" +
-                               Spec.Name + "'",
+                   ? error("unterminated parameter list of pass '" + Spec.Name +
+                               "'",
                            Open)
                    : error("expected a parameter name, found '" +
                                Text.substr(Pos, 1) + "'",
@@ -232,11 +232,10 @@ private:
         std::string Known;
         for (const ParamSpec &PS : Spec.Params)
           Known += (Known.empty() ? "" : ", ") + PS.Key.str();
-        return error("unknown parameter '" + Key + "' of pass '" + Spec.Name +
-                         "' (" +
-                         (Known.empty() ? "it takes none" : "known: " + Known) +
-                         ")",
-                     KeyStart);
+        return error(
+            "unknown parameter '" + Key + "' of pass '" + Spec.Name + "' (" +
+                (Known.empty() ? "it takes none" : "known: " + Known) + ")",
+            KeyStart);
       }
       if (Given[Index])
         return error("parameter '" + Key + "' of pass '" + Spec.Name +
@@ -272,6 +271,8 @@ private:
 
 } // namespace
 
-Expected<Pipeline> parsePipeline(StringRef Text) { return Parser(Text).parse(); }
+Expected<Pipeline> parsePipeline(StringRef Text) {
+  return Parser(Text).parse();
+}
 
 } // namespace kopt

@@ -24,8 +24,7 @@ double secondsSince(std::chrono::steady_clock::time_point Start) {
 /// missed remark that says why.
 void rollBack(std::vector<Remark> &PassRemarks, const PassInstance &P,
               StringRef File, const Twine &Why) {
-  erase_if(PassRemarks,
-           [](const Remark &R) { return R.K == Remark::Applied; });
+  erase_if(PassRemarks, [](const Remark &R) { return R.K == Remark::Applied; });
   Remark R;
   R.K = Remark::Missed;
   R.Pass = P.name().str();
@@ -83,15 +82,18 @@ Expected<OptimizeResult> optimize(const CudaFrontend &Frontend, StringRef Path,
       std::string Rejected;
       Expected<std::string> NewCode = Edits.apply(Current.Code);
       if (!NewCode) {
-        Rejected = "edits could not be applied: " + toString(NewCode.takeError());
+        Rejected =
+            "edits could not be applied: " + toString(NewCode.takeError());
       } else {
         std::string OldCode = Current.Code;
         if (Error E = Frontend.reparse(Current, *NewCode)) {
-          Rejected = "the result does not parse: " + firstDiagnostic(std::move(E));
+          Rejected =
+              "the result does not parse: " + firstDiagnostic(std::move(E));
         } else {
           ProgramInfo NewInfo =
               analyzeProgram(Current, Frontend.options().GpuArch);
-          Rejected = describeSignatureChange(Signatures, entrySignatures(NewInfo));
+          Rejected =
+              describeSignatureChange(Signatures, entrySignatures(NewInfo));
           if (Rejected.empty())
             Info = std::move(NewInfo);
         }

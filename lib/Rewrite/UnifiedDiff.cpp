@@ -103,7 +103,9 @@ std::string unifiedDiff(StringRef Old, StringRef New, StringRef OldName,
     OS << "@@ -" << OldStart << "," << OldCount << " +" << NewStart << ","
        << NewCount << " @@\n";
     for (size_t L = Begin; L < End; ++L)
-      OS << (Lines[L].O == Op::Keep ? ' ' : Lines[L].O == Op::Add ? '+' : '-')
+      OS << (Lines[L].O == Op::Keep  ? ' '
+             : Lines[L].O == Op::Add ? '+'
+                                     : '-')
          << Lines[L].Text << "\n";
     K = End;
   }

@@ -35,10 +35,11 @@ cl::OptionCategory Category("kopt-opt options");
 
 cl::opt<std::string> InputFile(cl::Positional, cl::desc("<input .cu file>"),
                                cl::cat(Category));
-cl::opt<std::string> Passes("passes",
-                            cl::desc("Pass pipeline, e.g. "
-                                     "'launch-bounds,vectorize-loads{width=4}'"),
-                            cl::value_desc("pipeline"), cl::cat(Category));
+cl::opt<std::string>
+    Passes("passes",
+           cl::desc("Pass pipeline, e.g. "
+                    "'launch-bounds,vectorize-loads{width=4}'"),
+           cl::value_desc("pipeline"), cl::cat(Category));
 cl::opt<bool> OptDefault("O", cl::desc("Run the 'default' pipeline"),
                          cl::cat(Category));
 cl::opt<std::string> OutputFile("o", cl::desc("Output file ('-' for stdout)"),
@@ -56,13 +57,14 @@ cl::opt<std::string> GpuArch("arch",
                              cl::desc("GPU arch kernel bodies are parsed for"),
                              cl::value_desc("sm_XX"), cl::init(""),
                              cl::cat(Category));
-cl::opt<std::string> BuildDir("p",
-                              cl::desc("Build directory with compile_commands.json"),
-                              cl::value_desc("dir"), cl::cat(Category));
-cl::opt<std::string> CudaPath("cuda-path",
-                              cl::desc("CUDA installation (default: $CUDA_PATH, "
-                                       "then /usr/local/cuda)"),
-                              cl::value_desc("dir"), cl::cat(Category));
+cl::opt<std::string>
+    BuildDir("p", cl::desc("Build directory with compile_commands.json"),
+             cl::value_desc("dir"), cl::cat(Category));
+cl::opt<std::string>
+    CudaPath("cuda-path",
+             cl::desc("CUDA installation (default: $CUDA_PATH, "
+                      "then /usr/local/cuda)"),
+             cl::value_desc("dir"), cl::cat(Category));
 cl::opt<std::string> ResourceDir(
     "resource-dir",
     cl::desc("Clang resource directory (default: next to kopt-opt, then the "
@@ -78,13 +80,14 @@ cl::opt<bool> PrintPipeline(
 cl::opt<std::string> RemarksApplied(
     "Rpass", cl::desc("Print applied remarks of passes matching the regex"),
     cl::value_desc("regex"), cl::cat(Category));
-cl::opt<std::string> RemarksMissed(
-    "Rpass-missed",
-    cl::desc("Print missed remarks of passes matching the regex"),
-    cl::value_desc("regex"), cl::cat(Category));
+cl::opt<std::string>
+    RemarksMissed("Rpass-missed",
+                  cl::desc("Print missed remarks of passes matching the regex"),
+                  cl::value_desc("regex"), cl::cat(Category));
 cl::opt<std::string> RemarksFile("remarks",
                                  cl::desc("Write all remarks as JSON"),
-                                 cl::value_desc("file.json"), cl::cat(Category));
+                                 cl::value_desc("file.json"),
+                                 cl::cat(Category));
 cl::opt<std::string> DumpRolledBack(
     "dump-rolled-back",
     cl::desc("Write each rolled-back candidate to FILE.<pass>.cu (debugging)"),
@@ -197,11 +200,12 @@ int main(int argc, char **argv) {
   static cl::extrahelp PassHelp(PassHelpText.c_str());
   std::string ErrorText;
   raw_string_ostream ErrorStream(ErrorText);
-  if (!cl::ParseCommandLineOptions(OwnArgs.size(), OwnArgs.data(),
-                                   "kopt: a compiler-style optimizer for CUDA "
-                                   "kernels\n\n  kopt-opt FILE.cu "
-                                   "-passes=PIPELINE [-o OUT] [-- clang flags]\n",
-                                   &ErrorStream)) {
+  if (!cl::ParseCommandLineOptions(
+          OwnArgs.size(), OwnArgs.data(),
+          "kopt: a compiler-style optimizer for CUDA "
+          "kernels\n\n  kopt-opt FILE.cu "
+          "-passes=PIPELINE [-o OUT] [-- clang flags]\n",
+          &ErrorStream)) {
     errs() << ErrorText;
     return UsageError;
   }
@@ -284,8 +288,8 @@ int main(int argc, char **argv) {
   OptimizerHooks Hooks;
   if (!DumpRolledBack.empty())
     Hooks.OnRollback = [](StringRef Pass, StringRef Candidate) {
-      if (Error E = writeOutput(DumpRolledBack + "." + Pass.str() + ".cu",
-                                Candidate))
+      if (Error E =
+              writeOutput(DumpRolledBack + "." + Pass.str() + ".cu", Candidate))
         fail(InputError, toString(std::move(E)));
     };
   Expected<OptimizeResult> Result =
@@ -308,8 +312,8 @@ int main(int argc, char **argv) {
     json::Object Doc{{"file", std::string(AbsolutePath)},
                      {"pipeline", P.str()},
                      {"remarks", std::move(All)}};
-    if (Error E = writeOutput(RemarksFile,
-                              formatv("{0:2}\n", json::Value(std::move(Doc))).str()))
+    if (Error E = writeOutput(
+            RemarksFile, formatv("{0:2}\n", json::Value(std::move(Doc))).str()))
       return fail(InputError, toString(std::move(E)));
   }
   // -time-passes is LLVM's own option (libLLVM registers it); reuse it.
@@ -333,7 +337,8 @@ int main(int argc, char **argv) {
     if (Result->Code != Code) {
       if (!NoBackup) {
         if (Error E = writeOutput(InputFile + ".orig", Code))
-          return fail(InputError, "cannot write backup: " + toString(std::move(E)));
+          return fail(InputError,
+                      "cannot write backup: " + toString(std::move(E)));
       }
       if (Error E = writeOutput(InputFile, Result->Code))
         return fail(InputError, toString(std::move(E)));
@@ -342,8 +347,9 @@ int main(int argc, char **argv) {
       outs() << unifiedDiff(Code, Result->Code, OldName, NewName);
     return Success;
   }
-  std::string Out =
-      PrintDiff ? unifiedDiff(Code, Result->Code, OldName, NewName) : Result->Code;
+  std::string Out = PrintDiff
+                        ? unifiedDiff(Code, Result->Code, OldName, NewName)
+                        : Result->Code;
   if (Error E = writeOutput(OutputFile, Out))
     return fail(InputError, toString(std::move(E)));
   return Success;

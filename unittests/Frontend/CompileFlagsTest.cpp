@@ -15,8 +15,8 @@ TEST(CompileFlagsTest, KeepsIncludesMacrosAndStandard) {
       {"nvcc", "-I/inc", "-DA=1", "--define-macro", "B", "-isystem", "/sys",
        "-std=c++20", "-c", "k.cu", "-o", "k.o"},
       "k.cu");
-  EXPECT_EQ(F.ClangArgs, (Args{"-I", "/inc", "-D", "A=1", "-D", "B",
-                               "-isystem", "/sys", "-std=c++20"}));
+  EXPECT_EQ(F.ClangArgs, (Args{"-I", "/inc", "-D", "A=1", "-D", "B", "-isystem",
+                               "/sys", "-std=c++20"}));
 }
 
 TEST(CompileFlagsTest, DropsNvccOnlyFlags) {
@@ -30,23 +30,23 @@ TEST(CompileFlagsTest, DropsNvccOnlyFlags) {
 }
 
 TEST(CompileFlagsTest, ReadsTheArch) {
-  EXPECT_EQ(translateCompileCommand({"nvcc", "-arch=sm_80", "k.cu"}, "k.cu")
-                .GpuArch,
-            std::optional<std::string>("sm_80"));
-  EXPECT_EQ(translateCompileCommand({"nvcc", "-arch", "compute_75", "k.cu"},
-                                    "k.cu")
-                .GpuArch,
-            std::optional<std::string>("sm_75"));
-  EXPECT_EQ(translateCompileCommand(
-                {"nvcc", "-gencode", "arch=compute_90a,code=sm_90a", "k.cu"},
-                "k.cu")
-                .GpuArch,
-            std::optional<std::string>("sm_90a"));
-  EXPECT_EQ(translateCompileCommand(
-                {"clang++", "--cuda-gpu-arch=sm_86", "-x", "cuda", "k.cu"},
-                "k.cu")
-                .GpuArch,
-            std::optional<std::string>("sm_86"));
+  EXPECT_EQ(
+      translateCompileCommand({"nvcc", "-arch=sm_80", "k.cu"}, "k.cu").GpuArch,
+      std::optional<std::string>("sm_80"));
+  EXPECT_EQ(
+      translateCompileCommand({"nvcc", "-arch", "compute_75", "k.cu"}, "k.cu")
+          .GpuArch,
+      std::optional<std::string>("sm_75"));
+  EXPECT_EQ(
+      translateCompileCommand(
+          {"nvcc", "-gencode", "arch=compute_90a,code=sm_90a", "k.cu"}, "k.cu")
+          .GpuArch,
+      std::optional<std::string>("sm_90a"));
+  EXPECT_EQ(
+      translateCompileCommand(
+          {"clang++", "--cuda-gpu-arch=sm_86", "-x", "cuda", "k.cu"}, "k.cu")
+          .GpuArch,
+      std::optional<std::string>("sm_86"));
 }
 
 TEST(CompileFlagsTest, TranslatesHostCompilerFlags) {

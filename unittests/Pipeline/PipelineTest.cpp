@@ -39,7 +39,8 @@ TEST(PipelineTest, ParsesTypedParameters) {
       parsePipeline("launch-bounds{max-threads=256,replace=true}");
   KOPT_ASSERT_VALUE(P);
   ASSERT_EQ(P->Passes.size(), 1u);
-  EXPECT_EQ(P->Passes[0].getAutoUInt("max-threads"), std::optional<uint64_t>(256));
+  EXPECT_EQ(P->Passes[0].getAutoUInt("max-threads"),
+            std::optional<uint64_t>(256));
   EXPECT_EQ(P->Passes[0].getUInt("min-blocks"), 0u);
   EXPECT_TRUE(P->Passes[0].getBool("replace"));
 }

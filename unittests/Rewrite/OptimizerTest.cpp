@@ -71,8 +71,8 @@ TEST(OptimizerTest, RollsBackOutputThatDoesNotParse) {
 }
 
 TEST(OptimizerTest, RollsBackAChangedKernelSignature) {
-  OptimizeResult R =
-      runWith(std::make_unique<EditingPass>("float *p, int n)", "float *p, long n)"));
+  OptimizeResult R = runWith(
+      std::make_unique<EditingPass>("float *p, int n)", "float *p, long n)"));
   EXPECT_EQ(R.Code, Source);
   ASSERT_EQ(R.Remarks.size(), 1u);
   EXPECT_NE(R.Remarks[0].Message.find("kernel 'k' changed its signature"),
@@ -81,17 +81,18 @@ TEST(OptimizerTest, RollsBackAChangedKernelSignature) {
 }
 
 TEST(OptimizerTest, RollsBackAChangedLauncherSignature) {
-  OptimizeResult R = runWith(
-      std::make_unique<EditingPass>("launch(float *p, int n)", "launch(float *p, unsigned n)"));
+  OptimizeResult R = runWith(std::make_unique<EditingPass>(
+      "launch(float *p, int n)", "launch(float *p, unsigned n)"));
   EXPECT_EQ(R.Code, Source);
-  EXPECT_NE(R.Remarks[0].Message.find("launcher 'launch' changed its signature"),
-            std::string::npos)
+  EXPECT_NE(
+      R.Remarks[0].Message.find("launcher 'launch' changed its signature"),
+      std::string::npos)
       << R.Remarks[0].Message;
 }
 
 TEST(OptimizerTest, AllowsAbiCompatibleQualifiers) {
-  OptimizeResult R = runWith(std::make_unique<EditingPass>(
-      "k(float *p", "k(float *__restrict__ p"));
+  OptimizeResult R = runWith(
+      std::make_unique<EditingPass>("k(float *p", "k(float *__restrict__ p"));
   EXPECT_NE(R.Code.find("__restrict__"), std::string::npos);
   EXPECT_FALSE(R.Runs[0].RolledBack);
 }

@@ -56,7 +56,9 @@ struct ParsedSource {
   std::unique_ptr<clang::ASTUnit> Device;
   std::unique_ptr<clang::ASTUnit> Host;
 
-  clang::ASTUnit &side(CudaSide S) { return S == CudaSide::Device ? *Device : *Host; }
+  clang::ASTUnit &side(CudaSide S) {
+    return S == CudaSide::Device ? *Device : *Host;
+  }
 };
 
 /// Error of a source that does not parse; carries Clang's diagnostics.

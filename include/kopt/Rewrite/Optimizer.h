@@ -23,10 +23,10 @@
 namespace kopt {
 
 struct PassRun {
-  std::string Pass;      ///< canonical `name{params}`
-  unsigned Edits = 0;    ///< edits kept (0 if rolled back)
+  std::string Pass;   ///< canonical `name{params}`
+  unsigned Edits = 0; ///< edits kept (0 if rolled back)
   bool RolledBack = false;
-  double Seconds = 0;    ///< pass, re-parse and verification
+  double Seconds = 0; ///< pass, re-parse and verification
 };
 
 struct OptimizeResult {
@@ -52,8 +52,7 @@ struct OptimizerHooks {
 /// parse; a broken pass is rolled back, not an error.
 llvm::Expected<OptimizeResult> optimize(const CudaFrontend &Frontend,
                                         llvm::StringRef Path,
-                                        llvm::StringRef Code,
-                                        const Pipeline &P,
+                                        llvm::StringRef Code, const Pipeline &P,
                                         const OptimizerHooks &Hooks = {});
 
 } // namespace kopt
