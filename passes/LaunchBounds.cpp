@@ -146,7 +146,8 @@ private:
                          ? ""
                          : " (every launch site uses " +
                                std::to_string(*Threads) +
-                               " threads per block)"));
+                               (*Threads == 1 ? " thread" : " threads") +
+                               " per block)"));
   }
 };
 
