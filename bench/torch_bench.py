@@ -10,8 +10,8 @@ shape and with its dtypes:
 2. runs the problem's function from torch_impls.py eagerly and through
    torch.compile on the same inputs and compares both with the kernel's
    outputs, with the problem's tolerance (NVFP4 codes: see compare_nvfp4);
-3. times the naive kernel, eager and compiled PyTorch the way kopt-bench
-   times (lib/Eval/Device/TimingRun.cpp): interleaved in one process on one
+3. times the naive kernel, eager and compiled PyTorch, each called
+   directly and replayed from a CUDA graph, the way kopt-bench times (lib/Eval/Device/TimingRun.cpp): interleaved in one process on one
    stream, each run between its own pair of CUDA events, the L2 flushed
    before every run by a fill of max(2 x L2, 64 MiB) bytes and in-place
    buffers restored, both outside the events; 25 ms of warm-up (at least 3
@@ -186,20 +186,27 @@ class NaiveKernel:
             else:
                 argtypes.append(CTYPES[a["scalar"]])
         self.fn.argtypes = argtypes
+        self.cached = {}
 
     def restore(self):
         for a in self.p.args(("inout",)):
             self.buffers[a["name"]].copy_(self.pristine[a["name"]])
 
     def __call__(self):
-        values = []
-        for a in self.p.spec["args"]:
-            if "buffer" in a:
-                values.append(self.buffers[a["name"]].data_ptr())
-            elif a.get("stream"):
-                values.append(torch.cuda.current_stream().cuda_stream)
-            else:
-                values.append(scalar_value(a, self.p.sizes))
+        # The argument list is built once per stream: Python time spent
+        # here falls between the events when the GPU is idle.
+        stream = torch.cuda.current_stream().cuda_stream
+        values = self.cached.get(stream)
+        if values is None:
+            values = []
+            for a in self.p.spec["args"]:
+                if "buffer" in a:
+                    values.append(self.buffers[a["name"]].data_ptr())
+                elif a.get("stream"):
+                    values.append(stream)
+                else:
+                    values.append(scalar_value(a, self.p.sizes))
+            self.cached[stream] = values
         self.fn(*values)
 
     def outputs(self):
@@ -365,6 +372,24 @@ def time_interleaved(variants, l2_bytes, warmup_ms=25, repeat_ms=400,
     return samples
 
 
+def graphed(prepare, call):
+    """Captures call into a CUDA graph (after warm-up on a side stream, as
+    PyTorch requires); returns its replay."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(2):
+            prepare()
+            call()
+    torch.cuda.current_stream().wait_stream(side)
+    prepare()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        call()
+    torch.cuda.synchronize()
+    return graph.replay
+
+
 def summary(samples):
     s = sorted(samples)
     q = statistics.quantiles(s, n=5) if len(s) >= 5 else [s[0]] * 4
@@ -407,10 +432,19 @@ def bench_problem(problem, lib_path, l2_bytes, seed):
     del eager_out, compiled_out
 
     nothing = lambda: None  # noqa: E731
-    samples = time_interleaved(
-        [(naive.restore, naive), (nothing, lambda: impl(**kw)),
-         (nothing, lambda: compiled(**kw))], l2_bytes)
-    for key, s in zip(("naive_harness", "eager", "compile"), samples):
+    variants = [("naive_harness", naive.restore, naive),
+                ("eager", nothing, lambda: impl(**kw)),
+                ("compile", nothing, lambda: compiled(**kw))]
+    # The same calls replayed from CUDA graphs: GPU time without the CPU
+    # time of launching (Python, dispatch, guards), which direct calls of
+    # microsecond work cannot hide.
+    for key, prepare, call in list(variants):
+        try:
+            variants.append((key + "_graph", prepare, graphed(prepare, call)))
+        except Exception as e:  # noqa: BLE001 - reported, not fatal
+            rec[key + "_graph_error"] = "%s: %s" % (type(e).__name__, e)
+    samples = time_interleaved([(p, c) for _, p, c in variants], l2_bytes)
+    for (key, _, _), s in zip(variants, samples):
         rec[key] = summary(s)
     bytes_ = problem.spec.get("bytes")
     if bytes_ is not None:
@@ -465,7 +499,8 @@ def main():
         result["problems"][problem.name] = rec
         print("torch: %-22s %s" % (problem.name, " ".join(
             "%s=%.4f" % (k, rec[k]["median_ms"])
-            for k in ("naive_harness", "eager", "compile") if k in rec) or
+            for k in ("naive_harness", "eager", "compile", "naive_harness_graph",
+                      "eager_graph", "compile_graph") if k in rec) or
             rec.get("error")) + "  eager:%s compile:%s  (%.0f s)" % (
             rec.get("eager_check"), rec.get("compile_check"), rec["seconds"]),
             flush=True)
