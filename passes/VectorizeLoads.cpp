@@ -795,7 +795,9 @@ private:
     // Threads must start at 0, 1, ..., STEP-1 so that they partition the
     // range: vector v then covers elements [v*W, v*W+W) exactly once.
     if (L.K == LoopInfo::BlockStride &&
-        !isBuiltin(stripCasts(CL->Init), BuiltinVar::ThreadIdx)) {
+        !isBuiltin(stripCasts(followLocalInit(stripCasts(CL->Init),
+                                              K.Decl->getBody())),
+                   BuiltinVar::ThreadIdx)) {
       Ctx.missed(K.Name, L.Loc,
                  What + "it starts at an offset from threadIdx.x; only loops "
                         "starting at threadIdx.x are supported");

@@ -190,7 +190,8 @@ private:
 
   /// `threadIdx.x` or `threadIdx.x + <uniform>`.
   bool isBlockStart(const Expr *Init) {
-    const Expr *E = stripCasts(Init);
+    // `const int tid = threadIdx.x; for (int j = tid; ...)` is common.
+    const Expr *E = stripCasts(followLocalInit(stripCasts(Init), F->getBody()));
     if (isBuiltin(E, BuiltinVar::ThreadIdx))
       return true;
     const auto *Add = dyn_cast<BinaryOperator>(E);
