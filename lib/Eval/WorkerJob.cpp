@@ -8,6 +8,7 @@ nlohmann::json workerJobToJson(const WorkerJob &Job) {
           {"reference_library", Job.ReferenceLibrary},
           {"candidate_library", Job.CandidateLibrary},
           {"result", Job.ResultPath},
+          {"nonce", Job.Nonce},
           {"seed_base", Job.SeedBase},
           {"l2_bytes", Job.L2Bytes},
           {"gate_seconds", Job.GateSeconds},
@@ -26,6 +27,7 @@ WorkerJob workerJobFromJson(const nlohmann::json &J) {
   Job.ReferenceLibrary = J.at("reference_library");
   Job.CandidateLibrary = J.at("candidate_library");
   Job.ResultPath = J.at("result");
+  Job.Nonce = J.at("nonce");
   Job.SeedBase = J.at("seed_base");
   Job.L2Bytes = J.at("l2_bytes");
   Job.GateSeconds = J.at("gate_seconds");

@@ -30,6 +30,9 @@ struct WorkerJob {
   std::string ReferenceLibrary;
   std::string CandidateLibrary;
   std::string ResultPath;
+  /// Random per evaluation; the result must echo it, so a stale or forged
+  /// result file is not taken for this evaluation's verdict.
+  std::string Nonce;
   std::uint64_t SeedBase = 0;
   long long L2Bytes = 0;
   double GateSeconds = 5; // how long the entry may block the gated stream

@@ -1,9 +1,14 @@
 //===- CorrectnessCheck.cpp - Candidate vs reference over shapes x seeds --===//
 //
 // For every shape and seed: fresh inputs; candidate run 1 (outputs poisoned
-// with 0xFF), the reference, candidate run 2 (poisoned with 0xFE). Both
-// candidate runs must match the reference, leave inputs and guard zones
-// untouched, and do all their work on the stream they were given.
+// with 0xFF), the reference on the same inputs; then a second set of fresh
+// inputs (another seed), the reference on them and candidate run 2 (outputs
+// poisoned with 0x5A). Both candidate runs must match the reference of their
+// own inputs, leave inputs and guard zones untouched, and do all their work
+// on the stream they were given. Since no checked call ever sees inputs it
+// has seen before, a cache keyed by input content never serves a checked
+// call. For the first seed of each shape the reference also runs under the
+// second poison: an output element it leaves unwritten is a problem error.
 //
 //===----------------------------------------------------------------------===//
 #include "Evaluation.h"
@@ -77,7 +82,12 @@ private:
                            unsigned char Poison, const std::string &Where);
   HostOutputs runReference(const EntryLibrary &Reference,
                            ProblemArguments &Args, PinnedBuffer &Staging,
-                           const std::vector<std::vector<unsigned char>> &In);
+                           const std::vector<std::vector<unsigned char>> &In,
+                           unsigned char Poison);
+  void checkReferenceWritesAll(
+      const EntryLibrary &Reference, ProblemArguments &Args,
+      PinnedBuffer &Staging, const std::vector<std::vector<unsigned char>> &In,
+      const HostOutputs &UnderFirstPoison, const std::string &Where);
   void checkInputsAndGuards(ProblemArguments &Args,
                             const std::vector<std::vector<unsigned char>> &In,
                             const std::string &Where);
@@ -147,15 +157,48 @@ Checker::runCandidate(const EntryLibrary &Candidate, ProblemArguments &Args,
 HostOutputs
 Checker::runReference(const EntryLibrary &Reference, ProblemArguments &Args,
                       PinnedBuffer &Staging,
-                      const std::vector<std::vector<unsigned char>> &In) {
+                      const std::vector<std::vector<unsigned char>> &In,
+                      unsigned char Poison) {
   try {
-    prepareArguments(Args, In, FirstPoisonByte, Stream);
+    prepareArguments(Args, In, Poison, Stream);
     Reference.call(Args.argv(), P.hasStreamArg() ? Stream : nullptr);
     KOPT_CUDA(cudaGetLastError());
     KOPT_CUDA(cudaDeviceSynchronize());
     return readOutputs(Args, Staging, Stream);
   } catch (const CudaFailure &E) {
     throw ReferenceFailure(std::string("the reference failed: ") + E.what());
+  }
+}
+
+void Checker::checkReferenceWritesAll(
+    const EntryLibrary &Reference, ProblemArguments &Args,
+    PinnedBuffer &Staging, const std::vector<std::vector<unsigned char>> &In,
+    const HostOutputs &UnderFirstPoison, const std::string &Where) {
+  HostOutputs UnderSecond =
+      runReference(Reference, Args, Staging, In, SecondPoisonByte);
+  for (std::size_t I = 0; I < P.Args.size(); ++I) {
+    const Arg &A = P.Args[I];
+    if (!A.isOutput() || A.BufferIntent != spec::Intent::Out)
+      continue;
+    std::size_t Size = spec::dtypeSize(A.Type);
+    std::int64_t Count = Args.count(I), Unwritten = 0, First = -1;
+    for (std::int64_t E = 0; E < Count; ++E) {
+      const unsigned char *F = UnderFirstPoison[I].data() + E * Size;
+      const unsigned char *S = UnderSecond[I].data() + E * Size;
+      bool Kept = true;
+      for (std::size_t B = 0; B < Size && Kept; ++B)
+        Kept = F[B] == FirstPoisonByte && S[B] == SecondPoisonByte;
+      if (Kept && Unwritten++ == 0)
+        First = E;
+    }
+    if (Unwritten)
+      throw ReferenceFailure(
+          Where + ": the reference leaves " + std::to_string(Unwritten) +
+          " of " + std::to_string(Count) + " elements of output '" + A.Name +
+          "' unwritten (first at index " + std::to_string(First) +
+          "; they keep whatever the buffer held): fix the reference, or the "
+          "shape or intent of '" +
+          A.Name + "' in problem.json");
   }
 }
 
@@ -199,16 +242,19 @@ void Checker::checkShape(std::size_t ShapeIndex, const EntryLibrary &Reference,
   std::string ShapeText =
       "shape #" + std::to_string(ShapeIndex) + " {" + S.describe() + "}";
   setStage("allocating " + ShapeText);
-  ProblemArguments Args(P, S);
+  std::unique_ptr<ProblemArguments> Owned = allocateArguments(P, S, ShapeText);
+  ProblemArguments &Args = *Owned;
   std::size_t Largest = 0;
   for (std::size_t I = 0; I < P.Args.size(); ++I)
     if (P.Args[I].isBuffer())
       Largest = std::max(Largest, Args.bytes(I));
   PinnedBuffer Staging(Largest);
 
-  nlohmann::json ShapeReport = {{"shape", ShapeIndex},
-                                {"sizes", S.describe()},
-                                {"seeds", nlohmann::json::array()}};
+  nlohmann::json ShapeReport = {
+      {"shape", ShapeIndex},
+      {"sizes", S.describe()},
+      {"seeds", nlohmann::json::array()},
+      {"seeds_after_reference", nlohmann::json::array()}};
   double MaxAbs = 0, MaxRel = 0;
   for (int SeedIndex = 0; SeedIndex < P.Seeds; ++SeedIndex) {
     std::uint64_t Seed = Job.SeedBase + ShapeIndex * 1000 + SeedIndex;
@@ -233,14 +279,31 @@ void Checker::checkShape(std::size_t ShapeIndex, const EntryLibrary &Reference,
         runCandidate(Candidate, Args, Staging, Inputs, FirstPoisonByte,
                      Where + ", candidate run 1 (before the reference)");
     setStage(Where + ": reference run");
-    HostOutputs Expected = runReference(Reference, Args, Staging, Inputs);
+    HostOutputs Expected =
+        runReference(Reference, Args, Staging, Inputs, FirstPoisonByte);
+    if (SeedIndex == 0) {
+      setStage(Where + ": reference run under the second poison");
+      checkReferenceWritesAll(Reference, Args, Staging, Inputs, Expected,
+                              Where);
+    }
+    // Run 2 gets inputs of its own: a cache keyed by input content misses.
+    std::uint64_t SecondSeed = Job.SeedBase + ShapeIndex * 1000 + 500 +
+                               static_cast<std::uint64_t>(SeedIndex);
+    setStage("generating inputs for " + Where + " (run 2, seed " +
+             std::to_string(SecondSeed) + ")");
+    auto SecondInputs = generateInputs(P, S, SecondSeed);
+    setStage(Where + ": reference run on the inputs of run 2");
+    HostOutputs SecondExpected =
+        runReference(Reference, Args, Staging, SecondInputs, FirstPoisonByte);
     setStage(Where + ": candidate run 2 (after the reference)");
-    HostOutputs Second =
-        runCandidate(Candidate, Args, Staging, Inputs, SecondPoisonByte,
-                     Where + ", candidate run 2 (after the reference)");
+    HostOutputs Second = runCandidate(
+        Candidate, Args, Staging, SecondInputs, SecondPoisonByte,
+        Where + ", candidate run 2 (after the reference, inputs of seed " +
+            std::to_string(SecondSeed) + ")");
 
     for (int Run = 0; Run < 2; ++Run) {
       const HostOutputs &Got = Run == 0 ? First : Second;
+      const HostOutputs &Want = Run == 0 ? Expected : SecondExpected;
       unsigned char Poison = Run == 0 ? FirstPoisonByte : SecondPoisonByte;
       for (std::size_t I = 0; I < P.Args.size(); ++I) {
         const Arg &A = P.Args[I];
@@ -248,8 +311,8 @@ void Checker::checkShape(std::size_t ShapeIndex, const EntryLibrary &Reference,
           continue;
         spec::Tolerance Tol = A.OwnTolerance.value_or(P.DefaultTolerance);
         ComparisonResult R =
-            compareOutputs(A.Type, Got[I].data(), Expected[I].data(),
-                           Args.count(I), Tol, A.OwnTolerance.has_value(),
+            compareOutputs(A.Type, Got[I].data(), Want[I].data(), Args.count(I),
+                           Tol, A.OwnTolerance.has_value(),
                            A.BufferIntent == spec::Intent::Out ? Poison : 0x00);
         MaxAbs = std::max(MaxAbs, R.MaxAbsError);
         MaxRel = std::max(MaxRel, R.MaxRelError);
@@ -270,7 +333,7 @@ void Checker::checkShape(std::size_t ShapeIndex, const EntryLibrary &Reference,
           << formatValue(R.MaxRelError) << " (atol " << Tol.Atol << ", rtol "
           << Tol.Rtol << ")";
         Report["first_mismatch"] = {
-            {"shape", ShapeIndex},      {"seed", Seed},
+            {"shape", ShapeIndex},      {"seed", Run == 0 ? Seed : SecondSeed},
             {"run", Run + 1},           {"output", A.Name},
             {"index", R.FirstMismatch}, {"mismatches", R.Mismatches},
             {"unwritten", R.Unwritten}};
@@ -278,6 +341,7 @@ void Checker::checkShape(std::size_t ShapeIndex, const EntryLibrary &Reference,
       }
     }
     ShapeReport["seeds"].push_back(Seed);
+    ShapeReport["seeds_after_reference"].push_back(SecondSeed);
   }
   ShapeReport["max_abs_error"] = MaxAbs;
   ShapeReport["max_rel_error"] = MaxRel;

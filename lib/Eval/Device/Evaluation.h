@@ -36,6 +36,14 @@ struct ReferenceFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Allocates one shape's buffers; running out of device memory there is the
+/// problem's fault (its shapes are too large for this device), not the
+/// candidate's: it becomes a ReferenceFailure.
+class ProblemArguments;
+std::unique_ptr<ProblemArguments> allocateArguments(const spec::Problem &P,
+                                                    const spec::Shape &S,
+                                                    const std::string &Where);
+
 /// One shape's device buffers and the argument array for the shim.
 class ProblemArguments {
 public:

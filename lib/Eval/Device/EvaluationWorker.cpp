@@ -44,7 +44,9 @@ int runEvaluationWorker(const std::string &JobPath) {
                  E.what());
     return 2;
   }
+  // The parent trusts only a result that echoes its job's nonce.
   nlohmann::json Out = {{"status", "ok"},
+                        {"nonce", Job.Nonce},
                         {"messages", nlohmann::json::array()},
                         {"reference_failed", false}};
   try {
@@ -77,7 +79,13 @@ int runEvaluationWorker(const std::string &JobPath) {
 
     if (!Job.Timing.Skip) {
       nlohmann::json Timing = nlohmann::json::object();
-      timeAgainstBaseline(P, Job, Reference, Candidate, Stream, Timing);
+      try {
+        timeAgainstBaseline(P, Job, Reference, Candidate, Stream, Timing);
+      } catch (...) {
+        // What the failed timing found (first_mismatch), not a timing.
+        Out["timing_check"] = Timing;
+        throw;
+      }
       Out["timing"] = Timing;
       cudaDeviceProp Props{};
       char Bus[64] = {0};

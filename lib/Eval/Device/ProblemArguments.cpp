@@ -59,6 +59,19 @@ ProblemArguments::ProblemArguments(const spec::Problem &P, const spec::Shape &S)
   }
 }
 
+std::unique_ptr<ProblemArguments> allocateArguments(const spec::Problem &P,
+                                                    const spec::Shape &S,
+                                                    const std::string &Where) {
+  try {
+    return std::make_unique<ProblemArguments>(P, S);
+  } catch (const CudaFailure &E) {
+    if (std::string(E.what()).rfind("cudaErrorMemoryAllocation", 0) == 0)
+      throw ReferenceFailure("cannot allocate the buffers of " + Where +
+                             " on this device: " + E.what());
+    throw;
+  }
+}
+
 std::size_t ProblemArguments::bytes(std::size_t Arg) const {
   return static_cast<std::size_t>(Counts[Arg]) *
          spec::dtypeSize(P.Args[Arg].Type);

@@ -1,9 +1,22 @@
 //===- TimingRun.cpp - Interleaved A/B timing on the benchmark shape ------===//
 //
 // Baseline (the reference) and candidate alternate ABBA... in one process on
-// one stream, each run bracketed by its own pair of events, with the L2
-// flushed (a memset of twice the L2 size) before every run. Pairs share
-// drift (clocks, temperature), which the paired bootstrap then cancels.
+// one stream, each run bracketed by its own pair of events. Before every run,
+// outside the events and in this order: the inputs are rewritten (the pair's
+// own inputs: one of a few input sets generated up front, each buffer rotated
+// by a random number of elements, so no two pairs see the same inputs and a
+// cache keyed by input content cannot serve a timed run), the outputs are
+// poisoned as in the checked runs, and the L2 is flushed last (a memset of
+// max(2 x L2, 64 MiB)), so nothing the preparation touched is warm. Pairs
+// share drift (clocks, temperature), which the paired bootstrap then cancels.
+//
+// Timed runs are checked too: after the Stop event of the candidate's run in
+// a random subset of pairs (drawn after the candidate's call returned, at
+// least three pairs and always the last one) its outputs are copied aside,
+// outside the events; after each batch the reference is run (untimed) on the
+// same pair's inputs and the copies must match it with the problem's
+// tolerance and be fully written. So a candidate that behaves only when it
+// is checked, or whose captured graph does nothing, is wrong-result.
 //
 //===----------------------------------------------------------------------===//
 #include "Evaluation.h"
@@ -11,37 +24,119 @@
 #include "kopt/Eval/HostData.h"
 #include "kopt/Eval/Statistics.h"
 
+#include <algorithm>
 #include <chrono>
+#include <random>
+#include <sstream>
 
 namespace kopt::eval::device {
 
 namespace {
 
+/// Plain device memory, freed on every path.
+class DeviceMemory {
+public:
+  DeviceMemory() = default;
+  explicit DeviceMemory(std::size_t Bytes) {
+    KOPT_CUDA(cudaMalloc(&Ptr, Bytes ? Bytes : 1));
+  }
+  DeviceMemory(const DeviceMemory &) = delete;
+  DeviceMemory &operator=(const DeviceMemory &) = delete;
+  DeviceMemory(DeviceMemory &&Other) noexcept : Ptr(Other.Ptr) {
+    Other.Ptr = nullptr;
+  }
+  DeviceMemory &operator=(DeviceMemory &&Other) noexcept {
+    std::swap(Ptr, Other.Ptr);
+    return *this;
+  }
+  ~DeviceMemory() {
+    if (Ptr)
+      cudaFree(Ptr);
+  }
+  unsigned char *data() const { return static_cast<unsigned char *>(Ptr); }
+
+private:
+  void *Ptr = nullptr;
+};
+
+/// Events created on demand and destroyed on every path.
+class EventPool {
+public:
+  EventPool() = default;
+  EventPool(const EventPool &) = delete;
+  EventPool &operator=(const EventPool &) = delete;
+  ~EventPool() {
+    for (cudaEvent_t E : Events)
+      cudaEventDestroy(E);
+  }
+  cudaEvent_t operator[](std::size_t I) {
+    while (Events.size() <= I) {
+      cudaEvent_t E = nullptr;
+      KOPT_CUDA(cudaEventCreate(&E));
+      Events.push_back(E);
+    }
+    return Events[I];
+  }
+
+private:
+  std::vector<cudaEvent_t> Events;
+};
+
+/// Which inputs one pair runs on: per input argument, an input set and a
+/// rotation in elements.
+struct PairInputs {
+  std::vector<std::size_t> Set;
+  std::vector<std::int64_t> Offset;
+};
+
+/// The candidate's outputs of one checked pair, kept on the device until
+/// the batch ends.
+struct CheckSlot {
+  bool Used = false;
+  std::size_t Pair = 0;
+  PairInputs Inputs;
+  std::vector<DeviceMemory> Outputs; // indexed like Timer::OutputArgs
+};
+
+/// Input sets generated up front; a pair picks one per buffer.
+constexpr std::size_t InputSets = 2;
+/// Most checked pairs kept at once (device memory: one output set each).
+constexpr std::size_t MaxSlots = 6;
+/// At least this many pairs are checked (the last ones are forced).
+constexpr int MinCheckedPairs = 3;
+/// About this many pairs are checked at random, whatever the run count.
+constexpr double RandomCheckedPairs = 8;
+
 class Timer {
 public:
   Timer(const spec::Problem &P, const WorkerJob &Job, cudaStream_t Stream,
-        ProblemArguments &Args,
-        const std::vector<std::vector<unsigned char>> &Inputs)
-      : P(P), Job(Job), Stream(P.hasStreamArg() ? Stream : nullptr),
-        Args(Args) {
+        ProblemArguments &Args)
+      : P(P), Job(Job), Stream(P.hasStreamArg() ? Stream : nullptr), Args(Args),
+        InputRandom(Job.SeedBase ^ 0x7A11BEEFCAFEull),
+        CheckRandom(std::random_device{}()) {
     FlushBytes = std::max<std::size_t>(2 * Job.L2Bytes, 64ull << 20);
-    KOPT_CUDA(cudaMalloc(&Flush, FlushBytes));
-    // In-place problems start every run from the same state: keep a device
-    // copy of the initial values and restore it (outside the timed span).
-    for (std::size_t I = 0; I < P.Args.size(); ++I)
-      if (P.Args[I].BufferIntent == spec::Intent::InOut &&
-          P.Args[I].isBuffer()) {
-        void *Copy = nullptr;
-        KOPT_CUDA(cudaMalloc(&Copy, Args.bytes(I)));
-        KOPT_CUDA(cudaMemcpy(Copy, Inputs[I].data(), Args.bytes(I),
-                             cudaMemcpyHostToDevice));
-        Pristine.emplace_back(I, Copy);
+    Flush = DeviceMemory(FlushBytes);
+    for (std::size_t I = 0; I < P.Args.size(); ++I) {
+      if (P.Args[I].isInput())
+        InputArgs.push_back(I);
+      if (P.Args[I].isOutput())
+        OutputArgs.push_back(I);
+    }
+    const spec::Shape &S = P.Shapes[P.BenchmarkShape];
+    for (std::size_t Set = 0; Set < InputSets; ++Set) {
+      // Seeds the correctness check never uses (it takes +0..+99 and
+      // +500..+599 of each shape's thousand).
+      auto Host = generateInputs(P, S, Job.SeedBase + 999 - Set);
+      std::vector<DeviceMemory> Device;
+      for (std::size_t I : InputArgs) {
+        Device.emplace_back(Args.bytes(I));
+        KOPT_CUDA(cudaMemcpy(Device.back().data(), Host[I].data(),
+                             Args.bytes(I), cudaMemcpyHostToDevice));
       }
+      Sets.push_back(std::move(Device));
+    }
   }
   ~Timer() {
-    cudaFree(Flush);
-    for (auto &[Index, Copy] : Pristine)
-      cudaFree(Copy);
     for (cudaGraphExec_t G : Graphs)
       if (G)
         cudaGraphExecDestroy(G);
@@ -51,14 +146,34 @@ public:
   bool captureGraphs(const EntryLibrary &A, const EntryLibrary &B,
                      std::string &Why);
 
+  /// The inputs of the next pair, drawn from the evaluation's seed.
+  PairInputs drawInputs() {
+    PairInputs In;
+    for (std::size_t I : InputArgs) {
+      In.Set.push_back(std::uniform_int_distribution<std::size_t>(
+          0, InputSets - 1)(InputRandom));
+      In.Offset.push_back(std::uniform_int_distribution<std::int64_t>(
+          0, Args.count(I) - 1)(InputRandom));
+    }
+    return In;
+  }
+
+  /// Everything that precedes a run, outside its events: the pair's
+  /// inputs, poisoned outputs, then the L2 flush last.
+  void prepareRun(const PairInputs &In) {
+    writeInputs(In);
+    poisonOutputs();
+    KOPT_CUDA(
+        cudaMemsetAsync(Flush.data(), ++FlushValue & 0xFF, FlushBytes, Stream));
+    // KernelBench-style entries synchronize the device themselves; waiting
+    // here too keeps work on a private stream from overlapping the flush.
+    if (!P.hasStreamArg())
+      KOPT_CUDA(cudaDeviceSynchronize());
+  }
+
   /// Enqueues one timed run of library \p Which between \p Start, \p Stop.
   void enqueue(int Which, const EntryLibrary &Lib, cudaEvent_t Start,
                cudaEvent_t Stop) {
-    KOPT_CUDA(cudaMemsetAsync(Flush, ++FlushValue & 0xFF, FlushBytes, Stream));
-    for (auto &[Index, Copy] : Pristine)
-      KOPT_CUDA(cudaMemcpyAsync(Args.buffer(Index).data(), Copy,
-                                Args.bytes(Index), cudaMemcpyDeviceToDevice,
-                                Stream));
     KOPT_CUDA(cudaEventRecord(Start, Stream));
     if (!Graphs.empty())
       KOPT_CUDA(cudaGraphLaunch(Graphs[Which], Stream));
@@ -67,18 +182,131 @@ public:
     KOPT_CUDA(cudaEventRecord(Stop, Stream));
   }
 
+  /// Called right after the candidate's run of pair \p Pair was enqueued
+  /// (its call has returned, so nothing it saw depended on this choice):
+  /// decides whether the pair is checked and, if so, copies its outputs
+  /// aside, outside the events. \p PairsLeft counts the pairs after it,
+  /// \p LeftInBatch those of them in this batch.
+  void maybeKeep(std::size_t Pair, const PairInputs &In, int PairsLeft,
+                 int LeftInBatch, int TotalPairs) {
+    // The last pair always; and the last ones while fewer than
+    // MinCheckedPairs were checked.
+    bool Forced = PairsLeft == 0 || Checked + PairsLeft + 1 <= MinCheckedPairs;
+    double Chance = std::min(1.0, RandomCheckedPairs / std::max(1, TotalPairs));
+    bool Random =
+        std::uniform_real_distribution<double>(0, 1)(CheckRandom) < Chance;
+    if (!Forced && !Random)
+      return;
+    std::size_t Free = MaxSlots - std::min(MaxSlots, Slots.size());
+    for (const CheckSlot &S : Slots)
+      Free += !S.Used;
+    // Slots the forced checks of this batch may still need: the pairs of
+    // this batch among the last MinCheckedPairs.
+    int Reserve = std::max(0, std::min(PairsLeft, MinCheckedPairs) -
+                                  (PairsLeft - LeftInBatch));
+    if (!Forced && Free <= static_cast<std::size_t>(Reserve))
+      return;
+    CheckSlot *Slot = nullptr;
+    for (CheckSlot &S : Slots)
+      if (!S.Used) {
+        Slot = &S;
+        break;
+      }
+    if (!Slot) {
+      // A forced check always gets a slot, even past MaxSlots.
+      Slots.emplace_back();
+      Slot = &Slots.back();
+      for (std::size_t I : OutputArgs)
+        Slot->Outputs.emplace_back(Args.bytes(I));
+    }
+    Slot->Used = true;
+    Slot->Pair = Pair;
+    Slot->Inputs = In;
+    for (std::size_t K = 0; K < OutputArgs.size(); ++K)
+      KOPT_CUDA(cudaMemcpyAsync(
+          Slot->Outputs[K].data(), Args.buffer(OutputArgs[K]).data(),
+          Args.bytes(OutputArgs[K]), cudaMemcpyDeviceToDevice, Stream));
+    ++Checked;
+  }
+
+  /// After a batch has finished: runs the reference on each kept pair's
+  /// inputs and compares; throws Verdict on a mismatch.
+  void verifyKept(const EntryLibrary &Reference, int TotalPairs,
+                  bool GraphReplays, nlohmann::json &Report);
+
   std::size_t flushBytes() const { return FlushBytes; }
+  int checkedPairs() const { return Checked; }
+  const std::vector<std::size_t> &checkedPairList() const { return Verified; }
+
+  /// Out-of-bounds writes during timing: the guards must be intact.
+  void checkGuards() {
+    for (std::size_t I = 0; I < P.Args.size(); ++I) {
+      if (!P.Args[I].isBuffer())
+        continue;
+      std::string Where = Args.buffer(I).checkGuards(Stream);
+      if (!Where.empty())
+        throw Verdict(Status::RuntimeError,
+                      "during timing: out-of-bounds write: the guard zone of "
+                      "'" +
+                          P.Args[I].Name + "' changed at " + Where);
+    }
+  }
 
 private:
   const spec::Problem &P;
   const WorkerJob &Job;
   cudaStream_t Stream;
   ProblemArguments &Args;
-  void *Flush = nullptr;
+  DeviceMemory Flush;
   std::size_t FlushBytes = 0;
   int FlushValue = 0;
-  std::vector<std::pair<std::size_t, void *>> Pristine;
+  std::vector<std::size_t> InputArgs, OutputArgs;
+  std::vector<std::vector<DeviceMemory>> Sets; // [set][input arg]
   std::vector<cudaGraphExec_t> Graphs;
+  std::mt19937_64 InputRandom;
+  std::mt19937_64 CheckRandom;
+  std::vector<CheckSlot> Slots;
+  int Checked = 0;
+  std::vector<std::size_t> Verified;
+
+  /// Rotates each input set into its argument buffer by the pair's offset.
+  void writeInputs(const PairInputs &In) {
+    for (std::size_t K = 0; K < InputArgs.size(); ++K) {
+      std::size_t I = InputArgs[K];
+      std::size_t Bytes = Args.bytes(I);
+      std::size_t Shift = static_cast<std::size_t>(In.Offset[K]) *
+                          spec::dtypeSize(P.Args[I].Type);
+      const unsigned char *Src = Sets[In.Set[K]][K].data();
+      auto *Dst = static_cast<unsigned char *>(Args.buffer(I).data());
+      KOPT_CUDA(cudaMemcpyAsync(Dst, Src + Shift, Bytes - Shift,
+                                cudaMemcpyDeviceToDevice, Stream));
+      if (Shift)
+        KOPT_CUDA(cudaMemcpyAsync(Dst + (Bytes - Shift), Src, Shift,
+                                  cudaMemcpyDeviceToDevice, Stream));
+    }
+  }
+
+  void poisonOutputs() {
+    for (std::size_t I : OutputArgs)
+      if (P.Args[I].BufferIntent == spec::Intent::Out)
+        KOPT_CUDA(cudaMemsetAsync(Args.buffer(I).data(), FirstPoisonByte,
+                                  Args.bytes(I), Stream));
+  }
+
+  void synchronize() {
+    if (P.hasStreamArg())
+      KOPT_CUDA(cudaStreamSynchronize(Stream));
+    else
+      KOPT_CUDA(cudaDeviceSynchronize());
+  }
+
+  std::vector<unsigned char> readBack(const void *Device, std::size_t Bytes) {
+    std::vector<unsigned char> Host(Bytes);
+    KOPT_CUDA(cudaMemcpyAsync(Host.data(), Device, Bytes,
+                              cudaMemcpyDeviceToHost, Stream));
+    KOPT_CUDA(cudaStreamSynchronize(Stream));
+    return Host;
+  }
 };
 
 bool Timer::captureGraphs(const EntryLibrary &A, const EntryLibrary &B,
@@ -95,9 +323,12 @@ bool Timer::captureGraphs(const EntryLibrary &A, const EntryLibrary &B,
     cudaError_t End = cudaStreamEndCapture(Stream, &Graph);
     cudaGetLastError(); // a failed capture leaves an error behind
     cudaGraphExec_t Exec = nullptr;
-    if (End != cudaSuccess ||
-        cudaGraphInstantiate(&Exec, Graph, 0) != cudaSuccess) {
-      Why = std::string("capture failed: ") + cudaGetErrorString(End);
+    cudaError_t Instantiated = cudaErrorUnknown;
+    if (End == cudaSuccess)
+      Instantiated = cudaGraphInstantiate(&Exec, Graph, 0);
+    if (End != cudaSuccess || Instantiated != cudaSuccess) {
+      Why = std::string("capture failed: ") +
+            cudaGetErrorString(End != cudaSuccess ? End : Instantiated);
       if (Graph)
         cudaGraphDestroy(Graph);
       for (cudaGraphExec_t G : Made)
@@ -110,6 +341,74 @@ bool Timer::captureGraphs(const EntryLibrary &A, const EntryLibrary &B,
   }
   Graphs = Made;
   return true;
+}
+
+std::string formatValue(double V) {
+  std::ostringstream S;
+  S.precision(9);
+  S << V;
+  return S.str();
+}
+
+void Timer::verifyKept(const EntryLibrary &Reference, int TotalPairs,
+                       bool GraphReplays, nlohmann::json &Report) {
+  for (CheckSlot &Slot : Slots) {
+    if (!Slot.Used)
+      continue;
+    setStage("timing: checking the candidate's outputs of pair " +
+             std::to_string(Slot.Pair + 1));
+    // The reference on the same inputs, untimed.
+    std::vector<std::vector<unsigned char>> Expected(OutputArgs.size());
+    try {
+      writeInputs(Slot.Inputs);
+      poisonOutputs();
+      KOPT_CUDA(cudaStreamSynchronize(Stream));
+      Reference.call(Args.argv(), Stream);
+      KOPT_CUDA(cudaGetLastError());
+      synchronize();
+      for (std::size_t K = 0; K < OutputArgs.size(); ++K)
+        Expected[K] = readBack(Args.buffer(OutputArgs[K]).data(),
+                               Args.bytes(OutputArgs[K]));
+    } catch (const CudaFailure &E) {
+      throw ReferenceFailure(
+          std::string("the reference failed while checking timed runs: ") +
+          E.what());
+    }
+    for (std::size_t K = 0; K < OutputArgs.size(); ++K) {
+      const spec::Arg &A = P.Args[OutputArgs[K]];
+      std::int64_t Count = Args.count(OutputArgs[K]);
+      std::vector<unsigned char> Got =
+          readBack(Slot.Outputs[K].data(), Args.bytes(OutputArgs[K]));
+      spec::Tolerance Tol = A.OwnTolerance.value_or(P.DefaultTolerance);
+      ComparisonResult R = compareOutputs(
+          A.Type, Got.data(), Expected[K].data(), Count, Tol,
+          A.OwnTolerance.has_value(),
+          A.BufferIntent == spec::Intent::Out ? FirstPoisonByte : 0x00);
+      if (R.Ok)
+        continue;
+      std::ostringstream M;
+      M << "during timing: pair " << (Slot.Pair + 1) << " of " << TotalPairs
+        << (GraphReplays ? " (CUDA-graph replay)" : "")
+        << ": the candidate's timed run gave a wrong result: output '" << A.Name
+        << "': " << R.Mismatches << " of " << Count << " elements differ";
+      if (R.Unwritten)
+        M << " (" << R.Unwritten << " never written)";
+      M << "; first at index " << R.FirstMismatch << ": got "
+        << (R.FirstUnwritten ? "the poison (never written)"
+                             : formatValue(R.FirstGot))
+        << ", expected " << formatValue(R.FirstExpected)
+        << " (the same inputs through the reference; atol " << Tol.Atol
+        << ", rtol " << Tol.Rtol << ")";
+      Report["first_mismatch"] = {{"pair", Slot.Pair + 1},
+                                  {"output", A.Name},
+                                  {"index", R.FirstMismatch},
+                                  {"mismatches", R.Mismatches},
+                                  {"unwritten", R.Unwritten}};
+      throw Verdict(Status::WrongResult, M.str());
+    }
+    Verified.push_back(Slot.Pair + 1);
+    Slot.Used = false;
+  }
 }
 
 double elapsedMs(cudaEvent_t Start, cudaEvent_t Stop) {
@@ -133,30 +432,32 @@ void timeAgainstBaseline(const spec::Problem &P, const WorkerJob &Job,
   const spec::Shape &S = P.Shapes[P.BenchmarkShape];
   setStage("timing: preparing shape #" + std::to_string(P.BenchmarkShape) +
            " {" + S.describe() + "}");
-  ProblemArguments Args(P, S);
-  auto Inputs = generateInputs(P, S, Job.SeedBase + 999);
-  prepareArguments(Args, Inputs, FirstPoisonByte, Stream);
-  Timer T(P, Job, Stream, Args, Inputs);
+  std::unique_ptr<ProblemArguments> Owned = allocateArguments(
+      P, S, "the benchmark shape #" + std::to_string(P.BenchmarkShape));
+  ProblemArguments &Args = *Owned;
+  Timer T(P, Job, Stream, Args);
   const EntryLibrary *Libs[2] = {&Reference, &Candidate};
+  cudaStream_t Sync = P.hasStreamArg() ? Stream : nullptr;
+  auto synchronize = [&] {
+    if (P.hasStreamArg())
+      KOPT_CUDA(cudaStreamSynchronize(Sync));
+    else
+      KOPT_CUDA(cudaDeviceSynchronize());
+  };
 
   bool Graph = false;
   if (Job.Timing.Graph) {
     std::string Why;
+    // Capture on prepared arguments: the graphs keep the buffer pointers,
+    // and every replay reads what prepareRun wrote into those buffers.
+    T.prepareRun(T.drawInputs());
+    synchronize();
     Graph = T.captureGraphs(Reference, Candidate, Why);
     if (!Graph)
       Report["graph_fallback"] = Why;
   }
 
-  cudaStream_t Sync = P.hasStreamArg() ? Stream : nullptr;
-  std::vector<cudaEvent_t> Events;
-  auto event = [&](std::size_t I) {
-    while (Events.size() <= I) {
-      cudaEvent_t E;
-      KOPT_CUDA(cudaEventCreate(&E));
-      Events.push_back(E);
-    }
-    return Events[I];
-  };
+  EventPool Events;
 
   // Warm-up: module load, first-touch, clocks ramping; also estimates how
   // long one run takes.
@@ -164,11 +465,14 @@ void timeAgainstBaseline(const spec::Problem &P, const WorkerJob &Job,
   auto WarmStart = std::chrono::steady_clock::now();
   std::vector<double> WarmTimes;
   for (int Round = 0;; ++Round) {
-    for (int Which = 0; Which < 2; ++Which)
-      T.enqueue(Which, *Libs[Which], event(2 * Which), event(2 * Which + 1));
-    KOPT_CUDA(cudaStreamSynchronize(Sync));
-    WarmTimes.push_back(
-        std::max(elapsedMs(event(0), event(1)), elapsedMs(event(2), event(3))));
+    PairInputs In = T.drawInputs();
+    for (int Which = 0; Which < 2; ++Which) {
+      T.prepareRun(In);
+      T.enqueue(Which, *Libs[Which], Events[2 * Which], Events[2 * Which + 1]);
+    }
+    synchronize();
+    WarmTimes.push_back(std::max(elapsedMs(Events[0], Events[1]),
+                                 elapsedMs(Events[2], Events[3])));
     double Spent = std::chrono::duration<double, std::milli>(
                        std::chrono::steady_clock::now() - WarmStart)
                        .count();
@@ -185,29 +489,36 @@ void timeAgainstBaseline(const spec::Problem &P, const WorkerJob &Job,
   for (int Done = 0; Done < Runs;) {
     int Now = std::min(Batch, Runs - Done);
     for (int I = 0; I < Now; ++I) {
+      int Pair = Done + I;
+      PairInputs In = T.drawInputs();
       // ABBA order: neither kernel always runs first after a flush.
-      int First = (Done + I) % 2;
+      int First = Pair % 2;
       for (int K = 0; K < 2; ++K) {
         int Which = K == 0 ? First : 1 - First;
         std::size_t Slot = 4 * I + 2 * Which;
-        T.enqueue(Which, *Libs[Which], event(Slot), event(Slot + 1));
+        T.prepareRun(In);
+        T.enqueue(Which, *Libs[Which], Events[Slot], Events[Slot + 1]);
+        if (Which == 1)
+          T.maybeKeep(Pair, In, Runs - 1 - Pair, Now - 1 - I, Runs);
       }
     }
-    KOPT_CUDA(cudaStreamSynchronize(Sync));
+    synchronize();
     for (int I = 0; I < Now; ++I)
       for (int Which = 0; Which < 2; ++Which)
-        Times[Which].push_back(
-            elapsedMs(event(4 * I + 2 * Which), event(4 * I + 2 * Which + 1)));
+        Times[Which].push_back(elapsedMs(Events[4 * I + 2 * Which],
+                                         Events[4 * I + 2 * Which + 1]));
     Done += Now;
+    T.verifyKept(Reference, Runs, Graph, Report);
   }
-  for (cudaEvent_t E : Events)
-    cudaEventDestroy(E);
+  T.checkGuards();
 
   SpeedupEstimate Speedup = estimateSpeedup(Times[0], Times[1]);
   Report["shape"] = P.BenchmarkShape;
   Report["sizes"] = S.describe();
   Report["graph"] = Graph;
   Report["flush_bytes"] = T.flushBytes();
+  Report["input_sets"] = InputSets;
+  Report["checked_pairs"] = T.checkedPairList();
   Report["baseline"] = summaryJson(summarize(Times[0]));
   Report["candidate"] = summaryJson(summarize(Times[1]));
   Report["speedup"] = Speedup.Speedup;
