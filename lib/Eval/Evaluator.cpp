@@ -6,6 +6,7 @@
 #include "kopt/Eval/Process.h"
 #include "kopt/Eval/Sha256.h"
 #include "kopt/Eval/StaticChecks.h"
+#include "kopt/Eval/WorkerResult.h"
 #include "kopt/Spec/EntrySignature.h"
 #include "kopt/Spec/ProblemValidator.h"
 
@@ -261,7 +262,17 @@ void Evaluator::addDerivedTiming(json &Record) {
     }
   }
   double Speedup = T.value("speedup", 0.0);
-  if (Speedup > 10.0) {
+  // A median this small is no kernel at all: the work escaped the events
+  // (or there was none). Flag it like an implausible speedup.
+  const double MinPlausibleMs = 1e-4;
+  if (!(Median >= MinPlausibleMs)) {
+    Record["flags"].push_back("speedup-above-10x");
+    Record["flags"].push_back("candidate-time-near-zero");
+    Record["messages"].push_back(
+        "the candidate's median time is " + std::to_string(Median) +
+        " ms (below 0.1 us): its work escaped the timing events or did not "
+        "happen; look at this candidate a second time");
+  } else if (Speedup > 10.0) {
     Record["flags"].push_back("speedup-above-10x");
     Record["messages"].push_back(
         "speedup above 10x: look at this candidate a second time");
@@ -278,6 +289,7 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
   Job.ReferenceLibrary = ReferenceByArch[Arch];
   Job.CandidateLibrary = C.LibraryByArch[Arch];
   Job.ResultPath = (Work / (Tag + ".result.json")).string();
+  Job.Nonce = makeNonce();
   Job.L2Bytes = D.L2Bytes;
   Job.Timing = Options.Timing;
   if (Options.Seed) {
@@ -289,6 +301,17 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
   Record["seed_base"] = Job.SeedBase;
   Record["device"] = deviceInfoToJson(D);
   fs::path JobPath = Work / (Tag + ".job.json");
+  {
+    // A result left by an earlier run in a reused work directory must not
+    // be read as this one's (it would not carry the nonce anyway).
+    std::error_code EC;
+    fs::remove(Job.ResultPath, EC);
+    if (fs::exists(Job.ResultPath, EC)) {
+      reject(Record, Status::RuntimeError, "",
+             "cannot remove the stale result file " + Job.ResultPath);
+      return;
+    }
+  }
   {
     std::ofstream Out(JobPath);
     Out << workerJobToJson(Job).dump(2) << "\n";
@@ -308,8 +331,9 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
   Record["worker"] = {
       {"seconds", R.Seconds}, {"end", R.describeEnd()}, {"limit_s", Limit}};
 
-  std::string Log = spec::readTextFile(Run.OutputFile).value_or("");
-  std::string LastStage;
+  // Only the tail: a child that prints without end must not fill memory.
+  std::string Log = readFileTail(Run.OutputFile, 64 * 1024);
+  std::string LastStage = "(unknown: no stage line in the log's last 64 KiB)";
   {
     std::istringstream In(Log);
     std::string Line;
@@ -324,23 +348,30 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
                " s limit during: " + LastStage);
     return;
   }
-  json Result;
-  std::ifstream In(Job.ResultPath);
-  bool Parsed = false;
-  if (In) {
-    try {
-      Result = json::parse(In);
-      Parsed = Result.is_object();
-    } catch (const json::exception &) {
-    }
+  std::optional<std::string> ResultText;
+  {
+    std::error_code EC;
+    // A verdict is a few KiB plus the samples; anything far larger is not
+    // one of ours.
+    if (fs::is_regular_file(Job.ResultPath, EC) &&
+        fs::file_size(Job.ResultPath, EC) < (256u << 20) && !EC)
+      ResultText = spec::readTextFile(Job.ResultPath);
   }
-  if (!Parsed) {
+  WorkerResultCheck Check =
+      checkWorkerResult(ResultText, Job.Nonce, R, !Options.Timing.Skip);
+  if (!Check.Trusted) {
+    std::string Exit =
+        R.Signal || R.ExitCode != 0 ? " (" + R.describeEnd() + ")" : "";
     reject(Record, Status::RuntimeError, "",
-           "the evaluation process died (" + R.describeEnd() +
-               ") during: " + LastStage + "\n" + tail(Log, 2000));
+           Check.Problem + Exit + "; last stage: " + LastStage + "\n" +
+               tail(Log, 2000));
+    Record["worker"]["exit_code"] = R.ExitCode;
+    Record["worker"]["signal"] = R.Signal;
     return;
   }
-  for (const char *Key : {"correctness", "timing", "clocks_after_timing"})
+  json &Result = Check.Result;
+  for (const char *Key :
+       {"correctness", "timing", "timing_check", "clocks_after_timing"})
     if (Result.contains(Key))
       Record[Key == std::string("clocks_after_timing") ? "clocks" : Key] =
           Result[Key];

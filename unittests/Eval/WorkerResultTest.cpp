@@ -1,0 +1,112 @@
+#include "kopt/Eval/WorkerResult.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+using namespace kopt::eval;
+
+namespace {
+
+ProcessResult cleanExit() {
+  ProcessResult R;
+  R.Started = true;
+  R.ExitCode = 0;
+  return R;
+}
+
+const char *OkWithoutTiming = R"({"status": "ok", "nonce": "abc",
+  "messages": [], "correctness": {"shapes": []}})";
+
+TEST(WorkerResult, TrustsAnOkVerdictWithItsNonce) {
+  WorkerResultCheck C =
+      checkWorkerResult(std::string(OkWithoutTiming), "abc", cleanExit(),
+                        /*TimingExpected=*/false);
+  EXPECT_TRUE(C.Trusted) << C.Problem;
+  EXPECT_EQ(C.Result["status"], "ok");
+}
+
+TEST(WorkerResult, StaleResultOfAnEarlierRunIsNotTrusted) {
+  // A file left in a reused --work-dir carries the earlier run's nonce.
+  WorkerResultCheck C = checkWorkerResult(std::string(OkWithoutTiming), "fresh",
+                                          cleanExit(), false);
+  EXPECT_FALSE(C.Trusted);
+  EXPECT_NE(C.Problem.find("nonce"), std::string::npos) << C.Problem;
+  // One without any nonce (written by hand, or by an older kopt-bench).
+  C = checkWorkerResult(std::string(R"({"status": "ok", "messages": [],
+      "correctness": {"shapes": []}})"),
+                        "fresh", cleanExit(), false);
+  EXPECT_FALSE(C.Trusted);
+}
+
+TEST(WorkerResult, RequiresACleanExit) {
+  ProcessResult Crashed = cleanExit();
+  Crashed.ExitCode = 3;
+  WorkerResultCheck C =
+      checkWorkerResult(std::string(OkWithoutTiming), "abc", Crashed, false);
+  EXPECT_FALSE(C.Trusted);
+  EXPECT_NE(C.Problem.find("exit code 3"), std::string::npos) << C.Problem;
+  ProcessResult Killed = cleanExit();
+  Killed.ExitCode = -1;
+  Killed.Signal = 11;
+  C = checkWorkerResult(std::nullopt, "abc", Killed, false);
+  EXPECT_FALSE(C.Trusted);
+  EXPECT_NE(C.Problem.find("signal 11"), std::string::npos) << C.Problem;
+  // exit(0) from the candidate before any verdict was written.
+  C = checkWorkerResult(std::nullopt, "abc", cleanExit(), false);
+  EXPECT_FALSE(C.Trusted);
+  EXPECT_NE(C.Problem.find("without writing a verdict"), std::string::npos);
+}
+
+TEST(WorkerResult, OkNeedsItsReports) {
+  EXPECT_FALSE(checkWorkerResult(std::string(OkWithoutTiming), "abc",
+                                 cleanExit(), /*TimingExpected=*/true)
+                   .Trusted);
+  EXPECT_FALSE(checkWorkerResult(std::string(R"({"status": "ok",
+      "nonce": "abc", "messages": []})"),
+                                 "abc", cleanExit(), false)
+                   .Trusted);
+  EXPECT_FALSE(checkWorkerResult(std::string(R"({"status": "great",
+      "nonce": "abc", "messages": []})"),
+                                 "abc", cleanExit(), false)
+                   .Trusted);
+  EXPECT_FALSE(
+      checkWorkerResult(std::string("{not json"), "abc", cleanExit(), false)
+          .Trusted);
+  const char *WithTiming = R"({"status": "ok", "nonce": "abc",
+    "messages": [], "correctness": {"shapes": []},
+    "timing": {"baseline": {}, "candidate": {},
+               "baseline_samples_ms": [1.0, 1.1],
+               "candidate_samples_ms": [0.9, 1.0]}})";
+  EXPECT_TRUE(
+      checkWorkerResult(std::string(WithTiming), "abc", cleanExit(), true)
+          .Trusted);
+  // A non-ok verdict is trusted without reports.
+  EXPECT_TRUE(checkWorkerResult(std::string(R"({"status": "wrong-result",
+      "nonce": "abc", "messages": ["x"]})"),
+                                "abc", cleanExit(), true)
+                  .Trusted);
+}
+
+TEST(WorkerResult, NoncesDiffer) {
+  std::string A = makeNonce(), B = makeNonce();
+  EXPECT_EQ(A.size(), 32u);
+  EXPECT_NE(A, B);
+}
+
+TEST(WorkerResult, ReadsOnlyTheTailOfALog) {
+  std::string Path = ::testing::TempDir() + "/kopt-worker-log.txt";
+  {
+    std::ofstream Out(Path);
+    for (int I = 0; I < 10000; ++I)
+      Out << "line " << I << "\n";
+  }
+  std::string Tail = readFileTail(Path, 100);
+  EXPECT_EQ(Tail.size(), 100u);
+  EXPECT_NE(Tail.find("line 9999\n"), std::string::npos);
+  EXPECT_EQ(readFileTail(Path + ".missing", 100), "");
+  std::remove(Path.c_str());
+}
+
+} // namespace
