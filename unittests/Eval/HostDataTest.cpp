@@ -40,6 +40,25 @@ TEST(HostData, PoisonIsNaNForEveryFloat) {
   }
 }
 
+TEST(HostData, SecondPoisonIsFiniteForEveryFloat) {
+  // Where the reference is NaN, an element left unwritten must still fail
+  // in run 2: the second poison is a finite number in every float dtype.
+  static_assert((FirstPoisonByte ^ SecondPoisonByte) == 0xA5,
+                "the poisons differ in every bit of every byte");
+  for (DType T : {DType::F64, DType::F32, DType::F16, DType::BF16,
+                  DType::FP8E4M3, DType::FP8E5M2}) {
+    unsigned char Bytes[8];
+    std::fill(Bytes, Bytes + 8, SecondPoisonByte);
+    EXPECT_TRUE(std::isfinite(decodeElement(T, Bytes))) << kopt::spec::dtypeName(T);
+    unsigned char Nan[8];
+    std::fill(Nan, Nan + 8, FirstPoisonByte);
+    ComparisonResult R =
+        compareOutputs(T, Bytes, Nan, 1, {}, false, SecondPoisonByte);
+    EXPECT_FALSE(R.Ok) << kopt::spec::dtypeName(T);
+    EXPECT_EQ(R.Unwritten, 1) << kopt::spec::dtypeName(T);
+  }
+}
+
 TEST(HostData, GeneratedInputsAreReproducibleAndNotZero) {
   kopt::spec::Arg A;
   A.Type = DType::F32;
