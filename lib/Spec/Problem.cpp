@@ -43,6 +43,26 @@ std::int64_t elementCount(const Arg &A, const Shape &S) {
   return Count;
 }
 
+std::optional<std::int64_t> checkedBufferBytes(const Arg &A, const Shape &S) {
+  std::int64_t Count = 1;
+  for (const Dim &D : A.Shape) {
+    std::int64_t Extent = D.Literal;
+    if (!D.SizeName.empty()) {
+      auto V = S.size(D.SizeName);
+      if (!V)
+        return std::nullopt;
+      Extent = *V;
+    }
+    if (Extent <= 0 || __builtin_mul_overflow(Count, Extent, &Count))
+      return std::nullopt;
+  }
+  std::int64_t Bytes = 0;
+  if (__builtin_mul_overflow(
+          Count, static_cast<std::int64_t>(dtypeSize(A.Type)), &Bytes))
+    return std::nullopt;
+  return Bytes;
+}
+
 double scalarValue(const Arg &A, const Shape &S) {
   if (A.ValueSizeName.empty())
     return A.Value;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -26,6 +27,93 @@ const std::set<std::string> KnownLibraries = {
     "cusolver", "cutlass",  "cute",  "thrust", "cub"};
 
 std::string jsonTypeName(const json &J) { return J.type_name(); }
+
+/// The value of an integer JSON number that fits int64, else nullopt (an
+/// unsigned above INT64_MAX, a float, or not a number).
+std::optional<std::int64_t> int64Value(const json &J) {
+  if (J.is_number_unsigned()) {
+    auto U = J.get<std::uint64_t>();
+    if (U >
+        static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      return std::nullopt;
+    return static_cast<std::int64_t>(U);
+  }
+  if (J.is_number_integer())
+    return J.get<std::int64_t>();
+  return std::nullopt;
+}
+
+/// Largest buffer a problem may ask for, in bytes.
+constexpr std::int64_t MaxBufferBytes = std::int64_t(1) << 40;
+
+/// The largest finite value of a float dtype as the shim passes it.
+double maxFinite(DType T) {
+  switch (T) {
+  case DType::F64:
+    return std::numeric_limits<double>::max();
+  case DType::F32:
+    return std::numeric_limits<float>::max();
+  case DType::F16:
+    return 65504.0;
+  case DType::BF16:
+    return 3.3895313892515355e38;
+  case DType::FP8E4M3:
+    return 448.0;
+  case DType::FP8E5M2:
+    return 57344.0;
+  default:
+    return 0;
+  }
+}
+
+/// Whether \p V is exactly representable range-wise in integer dtype \p T.
+bool fitsInteger(DType T, double V) {
+  double Lo = 0, Hi = 0;
+  switch (T) {
+  case DType::I8:
+    Lo = -128, Hi = 127;
+    break;
+  case DType::U8:
+    Lo = 0, Hi = 255;
+    break;
+  case DType::I16:
+    Lo = -32768, Hi = 32767;
+    break;
+  case DType::I32:
+    Lo = -2147483648.0, Hi = 2147483647.0;
+    break;
+  case DType::U32:
+    Lo = 0, Hi = 4294967295.0;
+    break;
+  case DType::I64:
+    Lo = -9223372036854775808.0, Hi = 9223372036854775807.0;
+    return V >= Lo && V < 9223372036854775808.0;
+  case DType::U64:
+    return V >= 0 && V < 18446744073709551616.0;
+  default:
+    return true;
+  }
+  return V >= Lo && V <= Hi;
+}
+
+/// Whether scalar value \p V can be passed as dtype \p T unchanged
+/// (integers) or finite (floats); else a description of the range.
+std::string scalarRangeError(DType T, double V) {
+  if (!std::isfinite(V))
+    return "is not finite";
+  if (isFloating(T)) {
+    if (std::fabs(V) > maxFinite(T)) {
+      std::ostringstream Max;
+      Max << maxFinite(T);
+      return "does not fit " + std::string(dtypeName(T)) +
+             " (largest finite value " + Max.str() + ")";
+    }
+    return "";
+  }
+  if (!fitsInteger(T, V))
+    return "does not fit " + std::string(dtypeName(T));
+  return "";
+}
 
 /// Collects errors for one problem.json; every method reports against the
 /// field path it was given.
@@ -107,11 +195,13 @@ public:
           error(Where, "size name '" + Key + "' is not an identifier");
           continue;
         }
-        if (!Value.is_number_integer() || Value.get<std::int64_t>() <= 0) {
-          error(join(Where, Key), "must be a positive integer");
+        auto Size = int64Value(Value);
+        if (!Size || *Size <= 0) {
+          error(join(Where, Key), "must be a positive integer (at most "
+                                  "2^63 - 1)");
           continue;
         }
-        S.Sizes.emplace_back(Key, Value.get<std::int64_t>());
+        S.Sizes.emplace_back(Key, *Size);
       }
       P.Shapes.push_back(std::move(S));
     }
@@ -229,8 +319,8 @@ public:
         if (D.is_string()) {
           Extent.SizeName = D.get<std::string>();
           sizeDefined(P, Extent.SizeName, DimWhere);
-        } else if (D.is_number_integer() && D.get<std::int64_t>() > 0) {
-          Extent.Literal = D.get<std::int64_t>();
+        } else if (int64Value(D) && *int64Value(D) > 0) {
+          Extent.Literal = *int64Value(D);
         } else {
           error(DimWhere, "must be a size name or a positive integer");
           continue;
@@ -304,6 +394,9 @@ public:
       A.Value = ValueIt->get<double>();
       if (!isFloating(A.Type) && std::floor(A.Value) != A.Value)
         error(join(Where, "value"), "an integer scalar needs an integer");
+      else if (std::string Range = scalarRangeError(A.Type, A.Value);
+               !Range.empty())
+        error(join(Where, "value"), ValueIt->dump() + " " + Range);
     } else {
       error(join(Where, "value"),
             "must be a number or the name of a size of the shape");
@@ -369,6 +462,51 @@ public:
     if (!AnyOutput)
       error("args", "no buffer has intent 'out' or 'inout': nothing to "
                     "compare");
+  }
+
+  /// Every buffer's byte size at every shape must be computable without
+  /// overflow and at most MaxBufferBytes; every size a scalar takes must
+  /// fit the scalar's dtype.
+  void checkSizes(const Problem &P) {
+    for (std::size_t I = 0; I < P.Args.size(); ++I) {
+      const Arg &A = P.Args[I];
+      std::string Where =
+          "args[" + std::to_string(I) + "] (\"" + A.Name + "\")";
+      for (std::size_t S = 0; S < P.Shapes.size(); ++S) {
+        std::string ShapeText = "shapes[" + std::to_string(S) + "] {" +
+                                P.Shapes[S].describe() + "}";
+        if (A.isBuffer()) {
+          auto Bytes = checkedBufferBytes(A, P.Shapes[S]);
+          if (!Bytes) {
+            error(Where + ".shape", "at " + ShapeText +
+                                        " the buffer's element count or byte "
+                                        "size overflows 64 bits");
+            break;
+          }
+          if (*Bytes > MaxBufferBytes) {
+            error(Where + ".shape",
+                  "at " + ShapeText + " the buffer needs " +
+                      std::to_string(*Bytes) +
+                      " bytes, above the limit of 2^40 bytes");
+            break;
+          }
+        } else if (A.isScalar() && !A.ValueSizeName.empty()) {
+          auto V = P.Shapes[S].size(A.ValueSizeName);
+          if (!V)
+            continue; // reported as an unknown size name
+          if (std::string Range =
+                  scalarRangeError(A.Type, static_cast<double>(*V));
+              !Range.empty() || (!isFloating(A.Type) &&
+                                 static_cast<double>(*V) !=
+                                     std::floor(static_cast<double>(*V)))) {
+            error(Where + ".value", "size '" + A.ValueSizeName +
+                                        "' = " + std::to_string(*V) + " at " +
+                                        ShapeText + " " + Range);
+            break;
+          }
+        }
+      }
+    }
   }
 
   void readStringList(const json &Root, const char *Field,
@@ -437,16 +575,19 @@ public:
     P.Reference = string(Root, "reference", "", false).value_or(P.Source);
     readShapes(Root, P);
     readArgs(Root, P);
+    checkSizes(P);
 
     if (auto It = Root.find("benchmark_shape"); It != Root.end()) {
-      if (!It->is_number_integer() || It->get<std::int64_t>() < 0 ||
-          It->get<std::size_t>() >= std::max<std::size_t>(P.Shapes.size(), 1))
+      auto Index = int64Value(*It);
+      if (!Index || *Index < 0 ||
+          static_cast<std::uint64_t>(*Index) >=
+              std::max<std::size_t>(P.Shapes.size(), 1))
         error("benchmark_shape",
               "must be an index into 'shapes' (0.." +
                   std::to_string(P.Shapes.empty() ? 0 : P.Shapes.size() - 1) +
                   ")");
       else
-        P.BenchmarkShape = It->get<std::size_t>();
+        P.BenchmarkShape = static_cast<std::size_t>(*Index);
     }
     if (auto It = Root.find("tolerance"); It != Root.end())
       if (auto T = readTolerance(*It, "tolerance"))
@@ -475,11 +616,11 @@ public:
         P.TimeoutSeconds = *T;
     }
     if (auto It = Root.find("seeds"); It != Root.end()) {
-      if (!It->is_number_integer() || It->get<int>() < 1 ||
-          It->get<int>() > 100)
+      auto Seeds = int64Value(*It);
+      if (!Seeds || *Seeds < 1 || *Seeds > 100)
         error("seeds", "must be an integer from 1 to 100");
       else
-        P.Seeds = It->get<int>();
+        P.Seeds = static_cast<int>(*Seeds);
     }
     return P;
   }
@@ -491,14 +632,33 @@ ProblemLoadResult parseProblemJson(const std::string &Text,
                                    const std::filesystem::path &SpecPath) {
   ProblemLoadResult Result;
   json Root;
+  // The last object key read, so that an error inside a value (a number
+  // that overflows a double) names its field.
+  std::string LastKey;
+  json::parser_callback_t TrackKeys = [&](int, json::parse_event_t Event,
+                                          json &Parsed) {
+    if (Event == json::parse_event_t::key && Parsed.is_string())
+      LastKey = Parsed.get<std::string>();
+    return true;
+  };
   try {
-    Root = json::parse(Text);
-  } catch (const json::parse_error &E) {
-    Result.Errors.push_back(std::string("not valid JSON: ") + E.what());
+    Root = json::parse(Text, TrackKeys);
+  } catch (const json::exception &E) {
+    std::string Message = std::string("not valid JSON: ") + E.what();
+    if (!LastKey.empty())
+      Message += " (in the value of '" + LastKey + "')";
+    Result.Errors.push_back(Message);
     return Result;
   }
   SpecReader Reader;
-  auto P = Reader.read(Root, SpecPath);
+  std::optional<Problem> P;
+  try {
+    P = Reader.read(Root, SpecPath);
+  } catch (const json::exception &E) {
+    // Every access is checked; this is the net under them.
+    Reader.Errors.push_back(std::string("cannot read problem.json: ") +
+                            E.what());
+  }
   Result.Errors = std::move(Reader.Errors);
   if (Result.Errors.empty())
     Result.Value = std::move(P);

@@ -106,3 +106,46 @@ TEST(ProblemParser, OutputsMayNotHaveInit) {
                           "poisoned before every run"));
 }
 } // namespace
+
+namespace {
+ProblemLoadResult parseFixed(const std::string &Text) {
+  return parseProblemJson(Text, "problem.json");
+}
+
+std::string withReplaced(std::string Text, const std::string &From,
+                         const std::string &To) {
+  Text.replace(Text.find(From), From.size(), To);
+  return Text;
+}
+
+TEST(ProblemParser, NumbersThatDoNotFitAreErrors) {
+  auto R = parseFixed(withReplaced(Axpby, "1e-4", "1e999"));
+  EXPECT_TRUE(hasError(R, "(in the value of 'atol')"));
+  R = parseFixed(
+      withReplaced(Axpby, "\"timeout_s\": 30", "\"seeds\": 4294967297"));
+  EXPECT_TRUE(hasError(R, "seeds: must be an integer from 1 to 100"));
+  R = parseFixed(
+      withReplaced(Axpby, "{\"n\": 7}", "{\"n\": 18446744073709551615}"));
+  EXPECT_TRUE(hasError(R, "shapes[1].n: must be a positive integer"));
+  R = parseFixed(withReplaced(Axpby, "{\"n\": 7}", "{\"n\": 3000000000}"));
+  EXPECT_TRUE(hasError(R, "size 'n' = 3000000000"));
+  R = parseFixed(withReplaced(Axpby, "\"value\": 1.5", "\"value\": 1e39"));
+  EXPECT_TRUE(hasError(R, "does not fit f32"));
+}
+
+TEST(ProblemParser, BufferSizesAreChecked) {
+  auto R = parseFixed(
+      withReplaced(Axpby, "[\"n\", 2]", "[\"n\", 4611686018427387904]"));
+  EXPECT_TRUE(hasError(R, "overflows 64 bits")) << R.Errors.front();
+  R = parseFixed(withReplaced(Axpby, "[\"n\", 2]", "[\"n\", 68719476736]"));
+  EXPECT_TRUE(hasError(R, "above the limit of 2^40 bytes"));
+  Arg A;
+  A.Type = DType::F64;
+  A.Shape = {Dim{"", 1ll << 31}, Dim{"", 1ll << 31}};
+  EXPECT_FALSE(checkedBufferBytes(A, Shape{})); // 2^62 elements of 8 bytes
+  A.Shape = {Dim{"", 1ll << 31}, Dim{"n", 0}};
+  Shape S;
+  S.Sizes = {{"n", 2}};
+  EXPECT_EQ(checkedBufferBytes(A, S), std::optional<std::int64_t>(1ll << 35));
+}
+} // namespace

@@ -108,6 +108,10 @@ struct Problem {
 /// Elements of buffer \p A at shape \p S (0 if a size is unknown).
 std::int64_t elementCount(const Arg &A, const Shape &S);
 
+/// Bytes of buffer \p A at shape \p S, or nullopt when the element count or
+/// the byte size overflows int64 (or a size is unknown).
+std::optional<std::int64_t> checkedBufferBytes(const Arg &A, const Shape &S);
+
 /// The value scalar \p A takes at shape \p S.
 double scalarValue(const Arg &A, const Shape &S);
 
