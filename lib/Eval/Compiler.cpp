@@ -2,6 +2,7 @@
 #include "kopt/Eval/Compiler.h"
 #include "kopt/Eval/Process.h"
 #include "kopt/Eval/Shim.h"
+#include "kopt/Spec/ProblemValidator.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -130,10 +131,74 @@ CompileResult compileEntryLibrary(const spec::Problem &P,
         runProcess({Options.Cuobjdump, "-sass", Library.string()}, Dump);
     if (Sass.succeeded()) {
       Result.Sass = Sass.Output;
+      Result.SassInspected = true;
       parseSass(Result.Sass, Result.Resources);
+    } else if (Sass.Started && !Sass.TimedOut &&
+               Sass.Output.find("does not contain device code") !=
+                   std::string::npos) {
+      Result.SassInspected = true; // nothing to inspect
     }
   }
   return Result;
+}
+
+PreprocessResult
+preprocessSource(const spec::Problem &P, const fs::path &Source,
+                 const fs::path &WorkDir, const std::string &Stem,
+                 const CompileOptions &Options, bool HostPass) {
+  PreprocessResult Result;
+  std::string Arch = Options.Arch;
+  std::string Virtual = "compute_" + Arch.substr(Arch.find('_') + 1);
+  fs::path Out = WorkDir / (Stem + (HostPass ? ".host.ii" : ".device.ii"));
+  std::vector<std::string> Command = {
+      Options.Nvcc,
+      "-E",
+      "-x",
+      "cu",
+      "-std=c++17",
+      "-gencode=arch=" + Virtual + ",code=" + Arch,
+      "-I" + fs::absolute(P.Directory).string()};
+  if (P.FastMath)
+    Command.push_back("--use_fast_math");
+  for (const std::string &F : P.NvccFlags)
+    Command.push_back(F);
+  if (HostPass)
+    for (const char *Macro : {"__CUDA_ARCH__", "__CUDA_ARCH_SPECIFIC__",
+                              "__CUDA_ARCH_FAMILY_SPECIFIC__"})
+      Command.push_back(std::string("-U") + Macro);
+  Command.insert(Command.end(), {Source.string(), "-o", Out.string()});
+  ProcessOptions Run;
+  Run.TimeoutSeconds = Options.TimeoutSeconds;
+  ProcessResult R = runProcess(Command, Run);
+  Result.Log = R.Output;
+  if (!R.succeeded()) {
+    Result.Log += "\nnvcc -E " + R.describeEnd();
+    return Result;
+  }
+  auto Text = spec::readTextFile(Out);
+  if (!Text) {
+    Result.Log += "\ncannot read " + Out.string();
+    return Result;
+  }
+  Result.Text = std::move(*Text);
+  Result.Ok = true;
+  return Result;
+}
+
+std::vector<std::string> toolkitDirectories(const std::string &Nvcc) {
+  std::vector<std::string> Dirs;
+  std::error_code EC;
+  fs::path Bin = fs::path(Nvcc).parent_path();
+  for (fs::path Root :
+       {Bin.parent_path(), fs::weakly_canonical(Bin, EC).parent_path()}) {
+    if (Root.empty())
+      continue;
+    Dirs.push_back(Root.lexically_normal().string());
+    fs::path Canonical = fs::weakly_canonical(Root, EC);
+    if (!EC)
+      Dirs.push_back(Canonical.string());
+  }
+  return Dirs;
 }
 
 std::string nvccVersion(const std::string &Nvcc) {

@@ -17,8 +17,10 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 
 namespace kopt::eval {
@@ -222,16 +224,63 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
       return C;
     }
     Record["resources"] = resourcesJson(R.Resources);
+    Record["resources"]["sass_inspected"] = R.SassInspected;
     C.LibraryByArch[Arch] = R.LibraryPath;
     for (const RuleViolation &V : checkSassRules(R.Sass, P))
       reject(Record, Status::Rejected, V.Rule, describeViolation(V, Path));
+    if (!R.SassInspected && Arch == Archs.front()) {
+      // Fail closed: the SASS rules (timer-read, device-printf) catch what
+      // the source scan misses; without them a candidate is not cleared.
+      Record["flags"].push_back("sass-not-inspected");
+      std::string Why = Compile.Cuobjdump.empty()
+                            ? "no cuobjdump was found beside nvcc or on PATH"
+                            : "cuobjdump failed on the library";
+      if (Options.OnDevice)
+        reject(Record, Status::Rejected, "sass-not-inspected",
+               "the SASS could not be inspected (" + Why +
+                   "): the SASS rules were not applied, so the candidate is "
+                   "not run");
+      else
+        Record["messages"].push_back(
+            "warning: the SASS could not be inspected (" + Why +
+            "): the SASS rules (timer-read, device-printf) were not applied; "
+            "`run` rejects such a candidate (sass-not-inspected)");
+    }
   }
   std::vector<RuleViolation> Violations =
       checkEntrySignatureRule(*Source, ReferenceSignature, P);
   for (RuleViolation &V : checkSourceRules(*Source, P))
     Violations.push_back(V);
+  // The same rules over the preprocessed source, device and host passes:
+  // macros, token pasting, line splices and local headers are resolved.
+  std::vector<std::string> SystemDirs = toolkitDirectories(Compile.Nvcc);
+  std::error_code EC;
+  fs::path Canonical = fs::weakly_canonical(fs::absolute(Path), EC);
+  for (bool HostPass : {false, true}) {
+    CompileOptions O = Compile;
+    O.Arch = Archs.front();
+    PreprocessResult Pre =
+        preprocessSource(P, fs::absolute(Path), Work,
+                         "candidate-" + std::to_string(Index), O, HostPass);
+    if (!Pre.Ok) {
+      reject(Record, Status::CompileError, "",
+             std::string("nvcc -E (the ") + (HostPass ? "host" : "device") +
+                 " pass, for the static rules) failed:\n" +
+                 tail(Pre.Log, 2000));
+      return C;
+    }
+    for (RuleViolation &V : checkPreprocessedRules(Pre.Text, P, SystemDirs)) {
+      std::error_code FileEC;
+      if (!V.File.empty() &&
+          fs::weakly_canonical(V.File, FileEC) == Canonical && !FileEC)
+        V.File.clear();
+      Violations.push_back(V);
+    }
+  }
+  std::set<std::tuple<std::string, std::string, int>> Seen;
   for (const RuleViolation &V : Violations)
-    reject(Record, Status::Rejected, V.Rule, describeViolation(V, Path));
+    if (Seen.insert({V.Rule, V.File, V.Line}).second)
+      reject(Record, Status::Rejected, V.Rule, describeViolation(V, Path));
   return C;
 }
 

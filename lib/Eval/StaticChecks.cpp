@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
+#include <sstream>
 
 namespace kopt::eval {
 
@@ -91,9 +92,18 @@ std::vector<std::pair<std::size_t, std::size_t>>
 deviceBodies(const std::vector<Token> &Tokens) {
   std::vector<std::pair<std::size_t, std::size_t>> Bodies;
   for (std::size_t I = 0; I < Tokens.size(); ++I) {
-    if (!Tokens[I].isIdentifier() ||
-        (Tokens[I].Text != "__global__" && Tokens[I].Text != "__device__"))
+    // Preprocessed source spells them __attribute__((global)), ((device)).
+    bool Attribute =
+        Tokens[I].isIdentifier() && Tokens[I].Text == "__attribute__" &&
+        I + 3 < Tokens.size() && Tokens[I + 1].isPunct("(") &&
+        Tokens[I + 2].isPunct("(") && Tokens[I + 3].isIdentifier() &&
+        (Tokens[I + 3].Text == "global" || Tokens[I + 3].Text == "device");
+    if (!Attribute &&
+        (!Tokens[I].isIdentifier() ||
+         (Tokens[I].Text != "__global__" && Tokens[I].Text != "__device__")))
       continue;
+    if (Attribute)
+      I += 5; // to the second ')' of __attribute__((global))
     // A function has '(' ... ')' then '{' before any ';' or '='.
     std::size_t J = I + 1;
     bool SawParen = false;
@@ -130,8 +140,11 @@ deviceBodies(const std::vector<Token> &Tokens) {
 }
 
 /// Indices of string tokens inside asm(...) statements: only there does a
-/// string become PTX.
-std::vector<bool> inlineAsmStrings(const std::vector<Token> &Tokens) {
+/// string become PTX. Adjacent literals ("%%global" "timer") are one string:
+/// the first of a run gets the joined text in \p Joined.
+std::vector<bool> inlineAsmStrings(const std::vector<Token> &Tokens,
+                                   std::vector<std::string> &Joined) {
+  Joined.assign(Tokens.size(), "");
   std::vector<bool> InAsm(Tokens.size(), false);
   for (std::size_t I = 0; I < Tokens.size(); ++I) {
     const std::string &W = Tokens[I].Text;
@@ -148,8 +161,17 @@ std::vector<bool> inlineAsmStrings(const std::vector<Token> &Tokens) {
         ++Depth;
       else if (Tokens[J].isPunct(")") && --Depth == 0)
         break;
-      else if (Tokens[J].TokKind == Token::Kind::String)
+      else if (Tokens[J].TokKind == Token::Kind::String) {
         InAsm[J] = true;
+        std::size_t First = J;
+        Joined[First] = Tokens[J].Text;
+        while (J + 1 < Tokens.size() &&
+               Tokens[J + 1].TokKind == Token::Kind::String) {
+          ++J;
+          InAsm[J] = true;
+          Joined[First] += Tokens[J].Text;
+        }
+      }
     }
     I = J;
   }
@@ -157,7 +179,10 @@ std::vector<bool> inlineAsmStrings(const std::vector<Token> &Tokens) {
 }
 
 bool mentionsTimerRegister(const std::string &Text) {
-  static const std::regex Timer(R"(%(clock|clock64|globaltimer)\b)");
+  // PTX special registers: %clock, %clock_hi, %clock64, %globaltimer,
+  // %globaltimer_lo, %globaltimer_hi.
+  static const std::regex Timer(
+      R"(%(clock|clock_hi|clock64|globaltimer|globaltimer_lo|globaltimer_hi)\b)");
   return std::regex_search(Text, Timer);
 }
 
@@ -168,7 +193,8 @@ std::vector<RuleViolation> checkSourceRules(const std::string &Source,
   std::vector<RuleViolation> Violations;
   std::vector<Token> Tokens = spec::tokenizeSource(Source);
 
-  std::vector<bool> InAsm = inlineAsmStrings(Tokens);
+  std::vector<std::string> JoinedAsm;
+  std::vector<bool> InAsm = inlineAsmStrings(Tokens, JoinedAsm);
   for (std::size_t I = 0; I < Tokens.size(); ++I) {
     const Token &T = Tokens[I];
     if (T.TokKind == Token::Kind::Directive) {
@@ -182,10 +208,11 @@ std::vector<RuleViolation> checkSourceRules(const std::string &Source,
       continue;
     }
     if (T.TokKind == Token::Kind::String && InAsm[I] &&
-        mentionsTimerRegister(T.Text)) {
+        mentionsTimerRegister(JoinedAsm[I])) {
       Violations.push_back(
           {"timer-read",
-           "inline PTX reads a timer register (\"" + T.Text + "\")", T.Line});
+           "inline PTX reads a timer register (\"" + JoinedAsm[I] + "\")",
+           T.Line});
       continue;
     }
     if (!T.isIdentifier())
@@ -222,6 +249,91 @@ std::vector<RuleViolation> checkSourceRules(const std::string &Source,
           I + 1 < End && Tokens[I + 1].isPunct("("))
         Violations.push_back(
             {"device-printf", "calls printf in device code", Tokens[I].Line});
+  return Violations;
+}
+
+namespace {
+/// The vendor library a header belongs to, from its resolved path.
+std::string libraryOfHeaderPath(const std::string &Path) {
+  std::string Lower = Path;
+  for (char &C : Lower)
+    C = std::tolower((unsigned char)C);
+  std::string Base = Lower.substr(Lower.find_last_of('/') + 1);
+  for (const char *Lib :
+       {"cublaslt", "cublas", "cudnn", "cufft", "cusparse", "cusolver"})
+    if (startsWith(Base, Lib))
+      return Lib;
+  if (Base == "curand.h")
+    return "curand";
+  for (const char *Lib : {"thrust", "cutlass", "cute", "torch", "aten"})
+    if (Lower.find(std::string("/") + Lib + "/") != std::string::npos)
+      return std::string(Lib) == "aten" ? "torch" : Lib;
+  return "";
+}
+
+bool underDirectory(const std::string &Path, const std::string &Dir) {
+  if (Dir.empty())
+    return false;
+  std::string Prefix = Dir.back() == '/' ? Dir : Dir + "/";
+  return startsWith(Path, Prefix);
+}
+} // namespace
+
+std::vector<RuleViolation>
+checkPreprocessedRules(const std::string &Preprocessed, const spec::Problem &P,
+                       const std::vector<std::string> &SystemDirs) {
+  static const std::regex Marker(R"re(^#\s*(\d+)\s+"([^"]*)"(.*)$)re");
+  std::vector<RuleViolation> Violations;
+  std::string UserText;
+  std::vector<std::pair<std::string, int>> Origin; // per line of UserText
+  std::string File;
+  int Line = 1;
+  bool User = false;
+  auto isUser = [&](const std::string &F, const std::string &Flags) {
+    if (F.empty() || F[0] == '<')
+      return false;
+    if (Flags.find(" 3") != std::string::npos)
+      return false; // a system header
+    for (const std::string &Dir : SystemDirs)
+      if (underDirectory(F, Dir))
+        return false;
+    return true;
+  };
+  std::istringstream In(Preprocessed);
+  std::string Text;
+  std::smatch M;
+  while (std::getline(In, Text)) {
+    if (!Text.empty() && Text[0] == '#' && std::regex_match(Text, M, Marker)) {
+      std::string Next = M[2], Flags = M[3];
+      bool Entering = (" " + Flags + " ").find(" 1 ") != std::string::npos;
+      if (Entering && User) {
+        std::string Lib = libraryOfHeaderPath(Next);
+        if (!Lib.empty() && !allowed(P, Lib))
+          Violations.push_back({"vendor-library",
+                                "includes a " + Lib + " header ('" + Next +
+                                    "'); problem.json does not list '" + Lib +
+                                    "' in allow_libraries",
+                                Line, File});
+      }
+      File = Next;
+      Line = std::stoi(M[1].str());
+      User = isUser(File, Flags);
+      continue;
+    }
+    if (User) {
+      UserText += Text;
+      UserText += '\n';
+      Origin.emplace_back(File, Line);
+    }
+    ++Line;
+  }
+  for (RuleViolation V : checkSourceRules(UserText, P)) {
+    if (V.Line >= 1 && static_cast<std::size_t>(V.Line) <= Origin.size()) {
+      V.File = Origin[V.Line - 1].first;
+      V.Line = Origin[V.Line - 1].second;
+    }
+    Violations.push_back(V);
+  }
   return Violations;
 }
 
@@ -264,8 +376,9 @@ checkEntrySignatureRule(const std::string &CandidateSource,
 }
 
 std::string describeViolation(const RuleViolation &V, const std::string &File) {
+  const std::string &In = V.File.empty() ? File : V.File;
   std::string Where =
-      V.Line > 0 ? File + ":" + std::to_string(V.Line) : File + " (SASS)";
+      V.Line > 0 ? In + ":" + std::to_string(V.Line) : In + " (SASS)";
   return Where + ": [" + V.Rule + "] " + V.Message;
 }
 

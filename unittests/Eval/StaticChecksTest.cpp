@@ -73,3 +73,43 @@ TEST(StaticChecks, EntrySignature) {
   EXPECT_EQ(checkEntrySignatureRule("void other();", *Reference, P).size(), 1u);
 }
 } // namespace
+
+namespace {
+TEST(StaticChecks, TimerRegisterSpellings) {
+  for (const char *Reg : {"%%clock", "%%clock_hi", "%%clock64", "%%globaltimer",
+                          "%%globaltimer_lo", "%%globaltimer_hi"})
+    EXPECT_EQ(rules(std::string("__global__ void k() { asm volatile(\"mov.u32 "
+                                "%0, ") +
+                    Reg + ";\" : \"=r\"(t)); }"),
+              Rules{"timer-read"})
+        << Reg;
+  // Adjacent literals are one PTX string.
+  EXPECT_EQ(rules("__global__ void k() { asm(\"mov.u64 %0, %%global\" "
+                  "\"timer;\" : \"=l\"(t)); }"),
+            Rules{"timer-read"});
+}
+
+TEST(StaticChecks, PreprocessedSource) {
+  kopt::spec::Problem P;
+  // What nvcc -E leaves: line markers, attributes for __global__, a
+  // toolkit header (skipped) and a library header included by a user file.
+  std::string Text = "# 1 \"/work/c.cu\"\n"
+                     "# 1 \"/cuda/include/cuda_runtime.h\" 1\n"
+                     "void clock64();\n"
+                     "# 2 \"/work/c.cu\" 2\n"
+                     "# 1 \"/cuda/include/cublas_v2.h\" 1\n"
+                     "int cublasCreate_v2(void*);\n"
+                     "# 3 \"/work/c.cu\" 2\n"
+                     "__attribute__((global)) void k() {\n"
+                     "  long long t = clock64(); printf(\"x\");\n"
+                     "}\n"
+                     "void h() { printf(\"host\"); }\n";
+  std::vector<RuleViolation> V = checkPreprocessedRules(Text, P, {"/cuda"});
+  std::vector<std::string> Seen;
+  for (const RuleViolation &R : V)
+    Seen.push_back(R.Rule + "@" + R.File + ":" + std::to_string(R.Line));
+  EXPECT_EQ(Seen, (std::vector<std::string>{"vendor-library@/work/c.cu:2",
+                                            "timer-read@/work/c.cu:4",
+                                            "device-printf@/work/c.cu:4"}));
+}
+} // namespace

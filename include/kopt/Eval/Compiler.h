@@ -31,6 +31,8 @@ struct CompileResult {
   std::string LibraryPath;
   std::string ShimPath;
   std::string Sass;
+  /// cuobjdump ran and read the library (or found no device code in it).
+  bool SassInspected = false;
   ResourceUsage Resources;
   double Seconds = 0;
 };
@@ -46,6 +48,24 @@ CompileResult compileEntryLibrary(const spec::Problem &P,
                                   const std::filesystem::path &WorkDir,
                                   const std::string &Stem,
                                   const CompileOptions &Options);
+
+struct PreprocessResult {
+  bool Ok = false;
+  std::string Text; // nvcc -E output
+  std::string Log;
+};
+
+/// Preprocesses \p Source with the evaluation's language flags (standard,
+/// arch, include directory, fast math, the problem's nvcc_flags): the device
+/// pass (__CUDA_ARCH__ defined), or the host pass when \p HostPass.
+PreprocessResult preprocessSource(const spec::Problem &P,
+                                  const std::filesystem::path &Source,
+                                  const std::filesystem::path &WorkDir,
+                                  const std::string &Stem,
+                                  const CompileOptions &Options, bool HostPass);
+
+/// Directories whose headers belong to the toolkit (for \p Nvcc).
+std::vector<std::string> toolkitDirectories(const std::string &Nvcc);
 
 /// "Cuda compilation tools, release 13.0, V13.0.88" or empty.
 std::string nvccVersion(const std::string &Nvcc);

@@ -10,7 +10,11 @@
 //   device-printf    printf in __global__/__device__ code, or vprintf in SASS
 //   entry-signature  the entry is missing or its parameters changed
 // Source rules run on tokens (comments and strings cannot hide or fake a
-// call); SASS rules catch what macros or headers hid from the source scan.
+// call), over the source as written and over its preprocessed form (nvcc -E,
+// device and host passes), so macros, token pasting, line splices and
+// local headers cannot hide a call; SASS rules catch the rest. When the
+// SASS cannot be inspected (no cuobjdump) `run` rejects the candidate
+// (rule sass-not-inspected) and `check` says so with a flag.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KOPT_EVAL_STATICCHECKS_H
@@ -27,12 +31,23 @@ namespace kopt::eval {
 struct RuleViolation {
   std::string Rule;
   std::string Message;
-  int Line = 0; // 0 when it comes from the SASS
+  int Line = 0;     // 0 when it comes from the SASS
+  std::string File; // empty: the candidate itself
 };
 
 /// Rules read off the candidate's source text.
 std::vector<RuleViolation> checkSourceRules(const std::string &Source,
                                             const spec::Problem &P);
+
+/// The source rules over preprocessed source (nvcc -E output), where macros,
+/// token pasting, line splices, digraphs and the candidate's own headers are
+/// resolved. Only lines of user files are scanned: files under
+/// \p SystemDirs (the CUDA toolkit) or marked as system headers are not. A
+/// vendor library header included directly from a user file is a
+/// vendor-library violation. Violations carry their original file and line.
+std::vector<RuleViolation>
+checkPreprocessedRules(const std::string &Preprocessed, const spec::Problem &P,
+                       const std::vector<std::string> &SystemDirs);
 
 /// Rules read off the compiled code's SASS.
 std::vector<RuleViolation> checkSassRules(const std::string &Sass,
