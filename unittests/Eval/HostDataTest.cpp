@@ -49,7 +49,8 @@ TEST(HostData, SecondPoisonIsFiniteForEveryFloat) {
                   DType::FP8E4M3, DType::FP8E5M2}) {
     unsigned char Bytes[8];
     std::fill(Bytes, Bytes + 8, SecondPoisonByte);
-    EXPECT_TRUE(std::isfinite(decodeElement(T, Bytes))) << kopt::spec::dtypeName(T);
+    EXPECT_TRUE(std::isfinite(decodeElement(T, Bytes)))
+        << kopt::spec::dtypeName(T);
     unsigned char Nan[8];
     std::fill(Nan, Nan + 8, FirstPoisonByte);
     ComparisonResult R =
