@@ -35,16 +35,6 @@ namespace kopt {
 
 namespace {
 
-size_t countReferences(const Stmt *S, const ValueDecl *D) {
-  size_t N = 0;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-    N += Ref->getDecl() == D;
-  for (const Stmt *C : S->children())
-    if (C)
-      N += countReferences(C, D);
-  return N;
-}
-
 bool isDeviceAllocation(const CallExpr *C) {
   const FunctionDecl *F = C ? C->getDirectCallee() : nullptr;
   if (!F || !F->getIdentifier())
@@ -71,7 +61,8 @@ bool isOwnAllocation(const VarDecl *V, const Stmt *Body) {
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
     if (!Ok)
       return;
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(S); Ref && Ref->getDecl() == V) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S);
+        Ref && Ref->getDecl() == V) {
       const Stmt *P =
           Parents.getParentIgnoreParenImpCasts(const_cast<DeclRefExpr *>(Ref));
       if (std::optional<WriteOf> W = writeOf(P);
@@ -158,8 +149,7 @@ private:
                              ->getTypeLoc()
                              .getUnqualifiedLoc()
                              .getAs<PointerTypeLoc>();
-    if (!PTL ||
-        P.Decl->getType()->getPointeeType()->isPointerType()) {
+    if (!PTL || P.Decl->getType()->getPointeeType()->isPointerType()) {
       Ctx.missed(K.Name, Loc,
                  "'" + P.Name +
                      "' is not spelled as 'T *' (a typedef or a pointer to "
@@ -213,8 +203,7 @@ private:
     for (const ParamInfo *P : Pointers) {
       if (P->Restrict)
         continue;
-      if (P->Decl->getName().empty() ||
-          P->Decl->getLocation().isMacroID()) {
+      if (P->Decl->getName().empty() || P->Decl->getLocation().isMacroID()) {
         Ctx.missed(K.Name, K.Loc,
                    "__restrict__ not added: a pointer parameter has no name "
                    "or is written in a macro");

@@ -135,14 +135,15 @@ private:
       }
       SourceLocation Begin = L.For->getBeginLoc();
       if (!isRewritable(L.For->getSourceRange(), AC)) {
-        Ctx.missed(K.Name, L.Loc, "loop not unrolled: it is written in a macro");
+        Ctx.missed(K.Name, L.Loc,
+                   "loop not unrolled: it is written in a macro");
         continue;
       }
       // Full unrolling when the count fits in the factor (factor=0: always
       // full, for constant counts).
       bool Full = Factor == 0 || uint64_t(Trips) <= Factor;
-      std::string Pragma = Full ? "#pragma unroll" : "#pragma unroll " +
-                                                         std::to_string(Factor);
+      std::string Pragma =
+          Full ? "#pragma unroll" : "#pragma unroll " + std::to_string(Factor);
       // The pragma needs a line of its own, at the loop's indentation.
       StringRef Code = Ctx.source().Code;
       unsigned Offset = SM.getFileOffset(Begin);
@@ -150,8 +151,8 @@ private:
       LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
       StringRef Before = Code.slice(LineStart, Offset);
       bool OwnLine = Before.trim().empty();
-      std::string Text = OwnLine ? Pragma + "\n" + Before.str()
-                                 : "\n" + Pragma + "\n";
+      std::string Text =
+          OwnLine ? Pragma + "\n" + Before.str() : "\n" + Pragma + "\n";
       if (Error E = Ctx.edits().insertBefore(Begin, Text, AC)) {
         Ctx.missed(K.Name, L.Loc,
                    "loop not unrolled: " + toString(std::move(E)));

@@ -358,16 +358,6 @@ bool declaresVectorCarrier(const Stmt *S) {
   return false;
 }
 
-size_t countReferences(const Stmt *S, const VarDecl *Var) {
-  size_t N = 0;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-    N += Ref->getDecl() == Var;
-  for (const Stmt *C : S->children())
-    if (C)
-      N += countReferences(C, Var);
-  return N;
-}
-
 /// The vector type that carries Bytes bytes of Element.
 std::string carrierType(StringRef Element, unsigned Bytes) {
   if (Element == "float")

@@ -423,6 +423,16 @@ std::optional<WriteOf> writeOf(const Stmt *S) {
   return std::nullopt;
 }
 
+size_t countReferences(const Stmt *S, const ValueDecl *D) {
+  size_t N = 0;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    N += Ref->getDecl() == D;
+  for (const Stmt *C : S->children())
+    if (C)
+      N += countReferences(C, D);
+  return N;
+}
+
 bool isBarrierCall(const Stmt *S) {
   const auto *C = dyn_cast_or_null<CallExpr>(S);
   if (!C)

@@ -126,6 +126,9 @@ struct WriteOf {
 };
 std::optional<WriteOf> writeOf(const clang::Stmt *S);
 
+/// How many times S refers to D.
+size_t countReferences(const clang::Stmt *S, const clang::ValueDecl *D);
+
 /// Calls to __syncthreads and its variants.
 bool isBarrierCall(const clang::Stmt *S);
 
