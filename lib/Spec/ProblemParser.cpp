@@ -290,20 +290,26 @@ public:
     }
   }
 
-  void readBuffer(const json &J, Arg &A, const Problem &P,
-                  const std::string &Where) {
-    A.ArgKind = Arg::Kind::Buffer;
-    const json &TypeField = J["buffer"];
+  /// The dtype named by J[Field] ("buffer" or "scalar") into A.Type.
+  void readDType(const json &J, const char *Field, const std::string &Where,
+                 Arg &A) {
+    const json &TypeField = J[Field];
     if (!TypeField.is_string()) {
-      error(join(Where, "buffer"),
+      error(join(Where, Field),
             "must be a dtype name (" + knownDTypeNames() + ")");
     } else if (auto T = parseDType(TypeField.get<std::string>())) {
       A.Type = *T;
     } else {
-      error(join(Where, "buffer"), "unknown dtype '" +
-                                       TypeField.get<std::string>() +
-                                       "' (known: " + knownDTypeNames() + ")");
+      error(join(Where, Field), "unknown dtype '" +
+                                    TypeField.get<std::string>() +
+                                    "' (known: " + knownDTypeNames() + ")");
     }
+  }
+
+  void readBuffer(const json &J, Arg &A, const Problem &P,
+                  const std::string &Where) {
+    A.ArgKind = Arg::Kind::Buffer;
+    readDType(J, "buffer", Where, A);
 
     auto ShapeIt = J.find("shape");
     if (ShapeIt == J.end()) {
@@ -373,17 +379,7 @@ public:
   void readScalar(const json &J, Arg &A, const Problem &P,
                   const std::string &Where) {
     A.ArgKind = Arg::Kind::Scalar;
-    const json &TypeField = J["scalar"];
-    if (!TypeField.is_string()) {
-      error(join(Where, "scalar"),
-            "must be a dtype name (" + knownDTypeNames() + ")");
-    } else if (auto T = parseDType(TypeField.get<std::string>())) {
-      A.Type = *T;
-    } else {
-      error(join(Where, "scalar"), "unknown dtype '" +
-                                       TypeField.get<std::string>() +
-                                       "' (known: " + knownDTypeNames() + ")");
-    }
+    readDType(J, "scalar", Where, A);
     auto ValueIt = J.find("value");
     if (ValueIt == J.end()) {
       error(Where, "missing field 'value'");
