@@ -1,6 +1,7 @@
 //===- CudaFrontend.cpp - Parse CUDA sources with Clang -------------------===//
 
 #include "kopt/Frontend/CudaFrontend.h"
+#include "kopt/Frontend/NvccCompat.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
@@ -101,6 +102,8 @@ std::vector<std::string> CudaFrontend::argsFor(CudaSide Side) const {
       "-resource-dir=" + Opts.ResourceDir,
       // Clang 22 fully knows CUDA up to 12.9 and parses 13.x with a warning.
       "-Wno-unknown-cuda-version",
+      "-include",
+      nvccCompatHeaderPath().str(),
   };
   bool HasStd = false;
   for (const std::string &A : Opts.ExtraArgs)
@@ -118,6 +121,13 @@ ASTUnit::RemappedFile remapped(StringRef Path, StringRef Code) {
   return {Path.str(), MemoryBuffer::getMemBufferCopy(Code, Path).release()};
 }
 
+/// The files a parse sees in memory: the source and the nvcc prelude.
+std::vector<ASTUnit::RemappedFile> remappedFiles(StringRef Path,
+                                                 StringRef Code) {
+  return {remapped(Path, Code),
+          remapped(nvccCompatHeaderPath(), nvccCompatHeader())};
+}
+
 } // namespace
 
 Error CudaFrontend::diagnose(CudaSide Side, StringRef Path,
@@ -130,7 +140,9 @@ Error CudaFrontend::diagnose(CudaSide Side, StringRef Path,
       Code, argsFor(Side), Path, "kopt",
       std::make_shared<PCHContainerOperations>(),
       tooling::getClangStripDependencyFileAdjuster(),
-      tooling::FileContentMappings(), &Errors);
+      tooling::FileContentMappings{
+          {nvccCompatHeaderPath().str(), nvccCompatHeader().str()}},
+      &Errors);
   if (Errors.Messages.empty())
     Errors.Messages.push_back("error: clang could not build an AST");
   return make_error<ParseError>(Side, Errors.Messages);
@@ -153,7 +165,6 @@ Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
       CompilerInstance::createDiagnostics(*vfs::getRealFileSystem(), *DiagOpts,
                                           Errors.get(),
                                           /*ShouldOwnClient=*/false);
-  ASTUnit::RemappedFile Main = remapped(Source.Path, Source.Code);
   std::unique_ptr<ASTUnit> ErrAST;
   // The preamble (the headers the file includes, CUDA's among them) is
   // precompiled on the first parse and reused by reparse().
@@ -162,7 +173,8 @@ Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
       std::make_shared<PCHContainerOperations>(), DiagOpts, Diags,
       Opts.ResourceDir, /*StorePreamblesInMemory=*/true,
       /*PreambleStoragePath=*/"", /*OnlyLocalDecls=*/false,
-      CaptureDiagsKind::None, {Main}, /*RemappedFilesKeepOriginalName=*/true,
+      CaptureDiagsKind::None, remappedFiles(Source.Path, Source.Code),
+      /*RemappedFilesKeepOriginalName=*/true,
       /*PrecompilePreambleAfterNParses=*/1, TU_Complete,
       /*CacheCodeCompletionResults=*/false,
       /*IncludeBriefCommentsInCodeCompletion=*/false,
@@ -181,7 +193,7 @@ Error CudaFrontend::reparseSide(CudaSide Side, ParsedSource &Source) const {
   ASTUnit &AST = Source.side(Side);
   Errors.clear();
   bool Failed = AST.Reparse(std::make_shared<PCHContainerOperations>(),
-                            {remapped(Source.Path, Source.Code)});
+                            remappedFiles(Source.Path, Source.Code));
   if (Failed || Errors.getNumErrors() > 0)
     return diagnose(Side, Source.Path, Source.Code);
   return Error::success();
