@@ -1,0 +1,296 @@
+//===- StreamingStores.cpp - __stcs for outputs the kernel never reads ---===//
+//
+// A plain store allocates its line in L2 with normal priority; an output the
+// kernel writes and never reads back gains nothing from staying there and
+// pushes out lines that inputs could reuse. `__stcs` (st.global.cs) stores
+// with the evict-first policy. It is a cache hint: the value written and the
+// memory ordering are those of a plain store, so the rewrite cannot change a
+// result, only time; the pass therefore only decides where it is plausible
+// and where it is expressible.
+//
+// A pointer parameter is a streaming output when every use of it in the
+// kernel is either
+//   * the target of a plain `=` through `p[i]` or `*p` (also through casts,
+//     such as vectorize-loads' `reinterpret_cast<float4 *>(p)[i]`), or
+//   * a conversion of the pointer value to an integer (alignment checks);
+// casts and offsets on the way (`(out + row * cols)[j]`) are followed.
+// Any read of its memory, compound assignment, or escape (passed to a
+// function, offset into another pointer) keeps the plain stores: the kernel
+// or its callee may read the data back. Each store must be a statement of
+// its own (its value unused) of an element type `__stcs` has an overload
+// for, with the right-hand side of that same type for class types (`__half`
+// has no implicit conversion to rely on).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kopt/Pipeline/Pass.h"
+
+#include "clang/AST/ParentMap.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace kopt {
+
+namespace {
+
+/// The element types CUDA 12/13 declare `__stcs` for (sm_32_intrinsics.h,
+/// cuda_fp16.h, cuda_bf16.h).
+bool hasStcsOverload(QualType T) {
+  static const StringSet<> Names = {"char",
+                                    "signed char",
+                                    "unsigned char",
+                                    "short",
+                                    "unsigned short",
+                                    "int",
+                                    "unsigned int",
+                                    "long",
+                                    "unsigned long",
+                                    "long long",
+                                    "unsigned long long",
+                                    "float",
+                                    "double",
+                                    "char2",
+                                    "char4",
+                                    "short2",
+                                    "short4",
+                                    "int2",
+                                    "int4",
+                                    "longlong2",
+                                    "uchar2",
+                                    "uchar4",
+                                    "ushort2",
+                                    "ushort4",
+                                    "uint2",
+                                    "uint4",
+                                    "ulonglong2",
+                                    "float2",
+                                    "float4",
+                                    "double2",
+                                    "__half",
+                                    "__half2",
+                                    "__nv_bfloat16",
+                                    "__nv_bfloat162"};
+  T = T.getCanonicalType().getUnqualifiedType();
+  if (const auto *B = T->getAs<BuiltinType>())
+    return Names.contains(B->getName(PrintingPolicy(LangOptions())));
+  if (const auto *R = T->getAsRecordDecl())
+    return R->getIdentifier() && Names.contains(R->getName());
+  return false;
+}
+
+/// One statement `p[i] = v;` (or `*p = v;`) the pass may rewrite.
+struct Store {
+  const Expr *Assign;  ///< the whole assignment
+  const Expr *Element; ///< p[i] or *p
+  const Expr *Value;   ///< v, as written
+};
+
+/// How a pointer parameter is used: its stores, or why it is not a
+/// streaming output.
+struct OutputUses {
+  std::vector<Store> Stores;
+  std::string NotStreaming; ///< empty: every use is a store or an int cast
+  LineCol Where;
+};
+
+class StreamingStoresPass : public Pass {
+public:
+  void run(PassContext &Ctx) override {
+    for (const KernelInfo &K : Ctx.info().Kernels)
+      runOnKernel(Ctx, K);
+  }
+
+private:
+  static bool isCastOrParen(const Stmt *S) {
+    return isa<CastExpr, ParenExpr>(S);
+  }
+
+  /// `__stcs(&p[i], v)`: a store this pass (or the user) already made.
+  static bool isStreamedAlready(const UnaryOperator *Addr, ParentMap &Parents) {
+    const Stmt *P =
+        Parents.getParentIgnoreParenImpCasts(const_cast<UnaryOperator *>(Addr));
+    const auto *Call = dyn_cast_or_null<CallExpr>(P);
+    const FunctionDecl *F = Call ? Call->getDirectCallee() : nullptr;
+    return F && F->getIdentifier() && F->getName() == "__stcs" &&
+           Call->getNumArgs() == 2 &&
+           Call->getArg(0)->IgnoreParenImpCasts() == Addr;
+  }
+
+  /// The statement a store's value flows into must discard it.
+  static bool isStatement(const Stmt *E, ParentMap &Parents) {
+    const Stmt *P = Parents.getParent(const_cast<Stmt *>(E));
+    while (isa_and_nonnull<ExprWithCleanups>(P)) {
+      E = P;
+      P = Parents.getParent(const_cast<Stmt *>(E));
+    }
+    if (isa_and_nonnull<CompoundStmt, AttributedStmt, LabelStmt, CaseStmt,
+                        DefaultStmt>(P))
+      return true;
+    if (const auto *If = dyn_cast_or_null<IfStmt>(P))
+      return If->getThen() == E || If->getElse() == E;
+    if (const auto *For = dyn_cast_or_null<ForStmt>(P))
+      return For->getBody() == E;
+    if (const auto *While = dyn_cast_or_null<WhileStmt>(P))
+      return While->getBody() == E;
+    if (const auto *Do = dyn_cast_or_null<DoStmt>(P))
+      return Do->getBody() == E;
+    return false;
+  }
+
+  static OutputUses classify(const ParmVarDecl *P, const Stmt *Body,
+                             ParentMap &Parents, ASTContext &AC) {
+    OutputUses Uses;
+    auto Refuse = [&](const Stmt *At, StringRef Why) {
+      if (Uses.NotStreaming.empty()) {
+        Uses.NotStreaming = Why.str();
+        Uses.Where = lineCol(At->getBeginLoc(), AC);
+      }
+    };
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(S);
+          Ref && Ref->getDecl() == P) {
+        // Climb through casts to what the pointer is used for.
+        const Stmt *Use = Ref;
+        const Stmt *Parent = Parents.getParent(const_cast<Stmt *>(Use));
+        while (Parent) {
+          const auto *Add = dyn_cast<BinaryOperator>(Parent);
+          if (!isCastOrParen(Parent) && !(Add && Add->isAdditiveOp()))
+            break;
+          // An address as a number (alignment checks) reads no memory.
+          if (cast<Expr>(Parent)->getType()->isIntegerType())
+            return;
+          // Casts and offsets (`out + row * cols`) still point into P.
+          Use = Parent;
+          Parent = Parents.getParent(const_cast<Stmt *>(Use));
+        }
+        const Expr *Element = nullptr;
+        if (const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Parent);
+            Sub && Sub->getBase() == Use)
+          Element = Sub;
+        else if (const auto *U = dyn_cast_or_null<UnaryOperator>(Parent);
+                 U && U->getOpcode() == UO_Deref)
+          Element = U;
+        if (!Element) {
+          Refuse(Ref, "escapes (it is passed on or offset into another "
+                      "pointer)");
+          return;
+        }
+        const Stmt *Outer =
+            Parents.getParentIgnoreParens(const_cast<Expr *>(Element));
+        if (const auto *Addr = dyn_cast_or_null<UnaryOperator>(Outer);
+            Addr && Addr->getOpcode() == UO_AddrOf) {
+          if (!isStreamedAlready(Addr, Parents))
+            Refuse(Element, "has an element whose address is taken");
+          return;
+        }
+        std::optional<WriteOf> W = writeOf(Outer);
+        if (!W || W->Target->IgnoreParens() != Element) {
+          Refuse(Element, "is also read");
+          return;
+        }
+        if (!W->Plain) {
+          Refuse(Element, "is updated in place (read and written)");
+          return;
+        }
+        const Expr *Assign = cast<Expr>(Outer);
+        const Expr *Value = isa<BinaryOperator>(Assign)
+                                ? cast<BinaryOperator>(Assign)->getRHS()
+                                : cast<CXXOperatorCallExpr>(Assign)->getArg(1);
+        Uses.Stores.push_back({Assign, Element, Value});
+        // The index may itself use other pointers; P cannot occur in it
+        // without being counted as a read below.
+      }
+      for (const Stmt *C : S->children())
+        if (C)
+          Walk(C);
+    };
+    Walk(Body);
+    return Uses;
+  }
+
+  void runOnKernel(PassContext &Ctx, const KernelInfo &K) {
+    if (!K.Decl || !K.Decl->getBody())
+      return;
+    ASTContext &AC = Ctx.deviceContext();
+    if (K.IsTemplate) {
+      Ctx.missed(K.Name, K.Loc,
+                 "stores not rewritten: template kernels are not rewritten");
+      return;
+    }
+    const Stmt *Body = K.Decl->getBody();
+    ParentMap Parents(const_cast<Stmt *>(Body));
+    for (const ParamInfo &P : K.Params) {
+      if (!P.IsPointer || !P.Decl)
+        continue;
+      OutputUses Uses = classify(P.Decl, Body, Parents, AC);
+      if (Uses.Stores.empty()) {
+        // Stores a callee makes through it are not visible here.
+        if (!P.PointeeConst && !Uses.NotStreaming.empty())
+          Ctx.missed(K.Name, Uses.Where,
+                     "'" + P.Name + "' not streamed: it " + Uses.NotStreaming);
+        continue;
+      }
+      if (!Uses.NotStreaming.empty()) {
+        Ctx.missed(K.Name, Uses.Where,
+                   "stores to '" + P.Name + "' not streamed: '" + P.Name +
+                       "' " + Uses.NotStreaming);
+        continue;
+      }
+      for (const Store &S : Uses.Stores)
+        rewrite(Ctx, K, P, S, Parents);
+    }
+  }
+
+  static void rewrite(PassContext &Ctx, const KernelInfo &K, const ParamInfo &P,
+                      const Store &S, ParentMap &Parents) {
+    ASTContext &AC = Ctx.deviceContext();
+    LineCol Loc = lineCol(S.Assign->getBeginLoc(), AC);
+    QualType ElementType = S.Element->getType();
+    auto Missed = [&](const Twine &Why) {
+      Ctx.missed(K.Name, Loc, "store to '" + P.Name + "' not streamed: " + Why);
+    };
+    if (!hasStcsOverload(ElementType)) {
+      Missed("__stcs has no overload for '" + ElementType.getAsString() + "'");
+      return;
+    }
+    if (!isStatement(S.Assign, Parents)) {
+      Missed("the value of the assignment is used");
+      return;
+    }
+    const Expr *Value = S.Value->IgnoreImplicit();
+    if (ElementType->isRecordType() &&
+        !AC.hasSameUnqualifiedType(Value->getType(), ElementType)) {
+      Missed("the stored value is a '" + Value->getType().getAsString() +
+             "', not a '" + ElementType.getAsString() + "'");
+      return;
+    }
+    if (!isRewritable(S.Assign->getSourceRange(), AC)) {
+      Missed("it is written in a macro");
+      return;
+    }
+    std::string Element = sourceText(S.Element->getSourceRange(), AC);
+    std::string Stored = sourceText(S.Value->getSourceRange(), AC);
+    if (Element.empty() || Stored.empty()) {
+      Missed("its source text is not available");
+      return;
+    }
+    if (Error E = Ctx.edits().replace(
+            S.Assign->getSourceRange(),
+            "__stcs(&" + Element + ", " + Stored + ")", AC)) {
+      Missed(toString(std::move(E)));
+      return;
+    }
+    Ctx.applied(K.Name, Loc,
+                "store to '" + P.Name + "' streamed with __stcs (evict-first)");
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createStreamingStoresPass() {
+  return std::make_unique<StreamingStoresPass>();
+}
+
+} // namespace kopt
