@@ -76,8 +76,8 @@ struct Tree {
   const Stmt *Sync = nullptr;
   const ForStmt *Loop = nullptr;
   const ValueDecl *Array = nullptr;
-  const Expr *Value = nullptr;         ///< v
-  const Expr *Combine = nullptr;       ///< the update in the loop
+  const Expr *Value = nullptr;          ///< v
+  const Expr *Combine = nullptr;        ///< the update in the loop
   const FunctionDecl *Callee = nullptr; ///< fmaxf & co; null for +
   std::string CalleeText;
   bool Add = false;
@@ -161,10 +161,10 @@ const VarDecl *matchTreeHead(const ForStmt *For, const ASTContext &Ctx) {
     return nullptr;
   bool CondOK = false;
   if (referencedVar(Cond->getLHS()) == S)
-    CondOK = ((Cond->getOpcode() == BO_GT || Cond->getOpcode() == BO_NE) &&
-              isIntLiteral(Cond->getRHS(), 0, Ctx)) ||
-             (Cond->getOpcode() == BO_GE &&
-              isIntLiteral(Cond->getRHS(), 1, Ctx));
+    CondOK =
+        ((Cond->getOpcode() == BO_GT || Cond->getOpcode() == BO_NE) &&
+         isIntLiteral(Cond->getRHS(), 0, Ctx)) ||
+        (Cond->getOpcode() == BO_GE && isIntLiteral(Cond->getRHS(), 1, Ctx));
   else if (referencedVar(Cond->getRHS()) == S)
     CondOK = Cond->getOpcode() == BO_LT && isIntLiteral(Cond->getLHS(), 0, Ctx);
   if (!CondOK)
@@ -194,8 +194,8 @@ bool looksLikeTree(const ForStmt *For) {
   const auto *Inc = dyn_cast_or_null<BinaryOperator>(For->getInc());
   if (!Inc || !referencedVar(Inc->getLHS()))
     return false;
-  bool Halves = Inc->getOpcode() == BO_ShrAssign ||
-                Inc->getOpcode() == BO_DivAssign;
+  bool Halves =
+      Inc->getOpcode() == BO_ShrAssign || Inc->getOpcode() == BO_DivAssign;
   if (Inc->getOpcode() == BO_Assign)
     if (const auto *H = dyn_cast<BinaryOperator>(stripCasts(Inc->getRHS())))
       Halves = H->getOpcode() == BO_Shr || H->getOpcode() == BO_Div;
@@ -292,6 +292,14 @@ std::string indentAt(StringRef Code, unsigned Offset) {
   return Code.slice(LineStart, End).str();
 }
 
+/// The first line of Text, cut to 40 characters, to quote code in remarks.
+std::string brief(StringRef Text) {
+  StringRef First = Text.split('\n').first.rtrim();
+  if (First.size() > 40)
+    return First.take_front(40).str() + "...";
+  return First.size() < Text.size() ? First.str() + " ..." : First.str();
+}
+
 /// Every reference to a declaration in a statement, in source order.
 void collectRefs(const Stmt *S, const ValueDecl *D,
                  std::vector<const DeclRefExpr *> &Out) {
@@ -356,15 +364,14 @@ private:
         return true;
       }
       bool VisitCallExpr(CallExpr *C) {
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(
-                C->getCallee()->IgnoreParenImpCasts()))
+        if (const auto *Ref =
+                dyn_cast<DeclRefExpr>(C->getCallee()->IgnoreParenImpCasts()))
           DirectCalls[Ref] = C;
         return true;
       }
       bool VisitDeclRefExpr(DeclRefExpr *Ref) {
         if (const auto *FD = dyn_cast<FunctionDecl>(Ref->getDecl()))
-          P.Uses[FD->getCanonicalDecl()].push_back(
-              {Current, Ref, nullptr});
+          P.Uses[FD->getCanonicalDecl()].push_back({Current, Ref, nullptr});
         return true;
       }
       WarpReducePass &P;
@@ -388,9 +395,7 @@ private:
                                          ASTContext &AC) {
     LineCol Loc = lineCol(Loop->getBeginLoc(), AC);
     const Stmt *Body = F->getBody();
-    auto Refuse = [&](const Twine &Msg) {
-      return Refusal{Msg.str(), Loc};
-    };
+    auto Refuse = [&](const Twine &Msg) { return Refusal{Msg.str(), Loc}; };
     const VarDecl *S = matchTreeHead(Loop, AC);
     if (!S || isModifiedIn(S, Loop->getBody()))
       return Refuse("the tree loop is not 'for (int s = blockDim.x / 2; "
@@ -421,7 +426,8 @@ private:
     T.Loop = Loop;
     T.Loc = Loc;
     const auto *UB = dyn_cast<BinaryOperator>(Update);
-    if (!UB || (UB->getOpcode() != BO_Assign && UB->getOpcode() != BO_AddAssign))
+    if (!UB ||
+        (UB->getOpcode() != BO_Assign && UB->getOpcode() != BO_AddAssign))
       return Refuse(StepShape);
     T.Array = subscriptBase(UB->getLHS());
     if (!T.Array || !isOwnSlot(UB->getLHS(), T.Array, Body))
@@ -435,8 +441,7 @@ private:
               isPartnerSlot(X, T.Array, S, Body));
     };
     unsigned Refs = 3;
-    std::string OpText =
-        "'" + sourceText(UB->getSourceRange(), AC) + "'";
+    std::string OpText = "'" + sourceText(UB->getSourceRange(), AC) + "'";
     if (UB->getOpcode() == BO_AddAssign) {
       if (!isPartnerSlot(UB->getRHS(), T.Array, S, Body))
         return Refuse(StepShape);
@@ -489,7 +494,8 @@ private:
     size_t Index = It - Block->body_begin();
     if (Index < 2 || !isSyncthreads(Block->body_begin()[Index - 1]))
       return Refuse(Prelude);
-    const auto *Store = dyn_cast<BinaryOperator>(Block->body_begin()[Index - 2]);
+    const auto *Store =
+        dyn_cast<BinaryOperator>(Block->body_begin()[Index - 2]);
     if (!Store || Store->getOpcode() != BO_Assign ||
         !isOwnSlot(Store->getLHS(), T.Array, Body) ||
         countReferences(Store, T.Array) != 1)
@@ -540,24 +546,23 @@ private:
         Conditional = true;
       if (Conditional)
         return Refusal{std::string(What) + " is inside '" +
-                           sourceText(P->getSourceRange(), AC)
-                               .substr(0, 40) +
-                           "...' at " + str(lineCol(P->getBeginLoc(), AC)) +
+                           brief(sourceText(P->getSourceRange(), AC)) +
+                           "' at " + str(lineCol(P->getBeginLoc(), AC)) +
                            ": threads may not all reach it",
                        lineCol(E->getBeginLoc(), AC)};
     }
     if (const Stmt *Exit = findEarlyExit(F->getBody(), E->getBeginLoc(), SM))
-      return Refusal{std::string(isa<ReturnStmt>(Exit) ? "a return"
-                                                       : "a goto") +
-                         " at " + str(lineCol(Exit->getBeginLoc(), AC)) +
-                         " may let some threads skip " + What,
-                     lineCol(E->getBeginLoc(), AC)};
+      return Refusal{
+          std::string(isa<ReturnStmt>(Exit) ? "a return" : "a goto") + " at " +
+              str(lineCol(Exit->getBeginLoc(), AC)) +
+              " may let some threads skip " + What,
+          lineCol(E->getBeginLoc(), AC)};
     return std::nullopt;
   }
 
   /// The block sizes of every launch of K, or why they do not fit.
-  std::variant<std::set<int64_t>, std::string>
-  blockSizes(PassContext &Ctx, const KernelInfo &K) {
+  std::variant<std::set<int64_t>, std::string> blockSizes(PassContext &Ctx,
+                                                          const KernelInfo &K) {
     if (Ctx.info().hasUnknownLaunches(K.Name))
       return "'" + K.Name +
              "' is referenced other than by a launch: its block size is "
@@ -611,12 +616,12 @@ private:
       }
       if (InTree)
         continue;
-      const Stmt *P = Parents.getParentIgnoreParenImpCasts(
-          const_cast<DeclRefExpr *>(Ref));
+      const Stmt *P =
+          Parents.getParentIgnoreParenImpCasts(const_cast<DeclRefExpr *>(Ref));
       // A[0] as a value.
       if (const auto *S = dyn_cast_or_null<ArraySubscriptExpr>(P)) {
-        const Stmt *Up = Parents.getParentIgnoreParens(
-            const_cast<ArraySubscriptExpr *>(S));
+        const Stmt *Up =
+            Parents.getParentIgnoreParens(const_cast<ArraySubscriptExpr *>(S));
         const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Up);
         if (S->getBase()->IgnoreParenImpCasts() == Ref &&
             isIntLiteral(S->getIdx(), 0, AC) && Cast &&
@@ -633,7 +638,16 @@ private:
         if (Allowed)
           continue;
       }
+      // Show the access: a read as itself, a write or address-of with the
+      // expression around it.
       const Stmt *Shown = P ? P : Ref;
+      if (const auto *S = dyn_cast_or_null<ArraySubscriptExpr>(P)) {
+        const Stmt *Up =
+            Parents.getParentIgnoreParens(const_cast<ArraySubscriptExpr *>(S));
+        const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Up);
+        if (Up && !(Cast && Cast->getCastKind() == CK_LValueToRValue))
+          Shown = Up;
+      }
       return Refusal{"'" + A->getNameAsString() + "' is also used at " +
                          str(lineCol(Ref->getBeginLoc(), AC)) + " ('" +
                          sourceText(Shown->getSourceRange(), AC) +
@@ -685,8 +699,8 @@ private:
   /// The context of a tree in a kernel: its block sizes, and the array a
   /// local __shared__ one.
   std::variant<std::set<int64_t>, Refusal>
-  checkKernelContext(PassContext &Ctx, const KernelInfo &K,
-                     const ValueDecl *A, LineCol Loc) {
+  checkKernelContext(PassContext &Ctx, const KernelInfo &K, const ValueDecl *A,
+                     LineCol Loc) {
     const auto *V = dyn_cast<VarDecl>(A);
     if (!V || !V->isLocalVarDecl() || !V->hasAttr<CUDASharedAttr>())
       return Refusal{"'" + A->getNameAsString() +
@@ -721,8 +735,9 @@ private:
                      Loc};
     auto It = Uses.find(F->getCanonicalDecl());
     if (It == Uses.end() || It->second.empty())
-      return Refusal{"'" + Name + "' is never called in this file: the "
-                                  "block size is unknown",
+      return Refusal{"'" + Name +
+                         "' is never called in this file: the "
+                         "block size is unknown",
                      Loc};
     std::set<int64_t> Sizes;
     // Calls per kernel, to check the kernels' arrays once each.
@@ -744,9 +759,8 @@ private:
         return Refusal{"in '" + K.Name + "', " + R->Message, Loc};
       auto KSizes = blockSizes(Ctx, K);
       if (auto *Why = std::get_if<std::string>(&KSizes))
-        return Refusal{"'" + Name + "' is called from '" + K.Name + "': " +
-                           *Why,
-                       Loc};
+        return Refusal{
+            "'" + Name + "' is called from '" + K.Name + "': " + *Why, Loc};
       auto &S = std::get<std::set<int64_t>>(KSizes);
       Sizes.insert(S.begin(), S.end());
       CallsIn[K.Decl].push_back(U.Call);
@@ -757,14 +771,13 @@ private:
     for (auto &[KDecl, Calls] : CallsIn) {
       std::set<std::pair<const CallExpr *, unsigned>> Allowed;
       for (const CallExpr *C : Calls) {
-        const auto *Ref = Index < C->getNumArgs()
-                              ? dyn_cast<DeclRefExpr>(
-                                    C->getArg(Index)->IgnoreParenImpCasts())
-                              : nullptr;
+        const auto *Ref =
+            Index < C->getNumArgs()
+                ? dyn_cast<DeclRefExpr>(C->getArg(Index)->IgnoreParenImpCasts())
+                : nullptr;
         const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
         if (!V || !V->isLocalVarDecl() || !V->hasAttr<CUDASharedAttr>())
-          return Refusal{"the call at " +
-                             str(lineCol(C->getBeginLoc(), AC)) +
+          return Refusal{"the call at " + str(lineCol(C->getBeginLoc(), AC)) +
                              " does not pass a __shared__ array of its "
                              "kernel as '" +
                              Param->getNameAsString() + "'",
@@ -777,8 +790,7 @@ private:
             cast<DeclRefExpr>(C->getArg(Index)->IgnoreParenImpCasts())
                 ->getDecl());
         if (std::optional<Refusal> R = checkUses(KDecl, V, {}, Allowed, AC))
-          return Refusal{"in '" + KDecl->getNameAsString() + "', " +
-                             R->Message,
+          return Refusal{"in '" + KDecl->getNameAsString() + "', " + R->Message,
                          Loc};
       }
     }
@@ -848,13 +860,13 @@ private:
     }
     std::string In = indentAt(Code, StoreAt->first);
     std::string A = T.Array->getNameAsString();
-    std::string Elem = T.Element.getUnqualifiedType().getAsString(
-        AC.getPrintingPolicy());
+    std::string Elem =
+        T.Element.getUnqualifiedType().getAsString(AC.getPrintingPolicy());
     std::string Value = sourceText(T.Value->getSourceRange(), AC);
     std::string Shuffle = "__shfl_xor_sync(0xffffffffu, kopt_wr, kopt_o)";
-    std::string Step = T.Add ? "kopt_wr += " + Shuffle + ";"
-                             : "kopt_wr = " + T.CalleeText + "(kopt_wr, " +
-                                   Shuffle + ");";
+    std::string Step =
+        T.Add ? "kopt_wr += " + Shuffle + ";"
+              : "kopt_wr = " + T.CalleeText + "(kopt_wr, " + Shuffle + ");";
     std::string Op = T.Add ? "+" : T.CalleeText;
     // Stage 2 runs in warp 0 over the nw = blockDim.x / 32 slots (a power
     // of two): offsets below nw keep lanes < nw among themselves, so lanes
@@ -891,7 +903,8 @@ private:
       SizeText.push_back(std::to_string(S));
     Ctx.applied(Name, T.Loc,
                 "replaced the shared-memory tree over '" + A + "' (" + Op +
-                    ", " + Elem + ") with __shfl_xor_sync warp reductions "
+                    ", " + Elem +
+                    ") with __shfl_xor_sync warp reductions "
                     "and one slot per warp, for blocks of " +
                     join(SizeText, ", ") + " threads" +
                     (T.Add && T.Element->isFloatingType()
