@@ -468,6 +468,12 @@ private:
         return Refuse("the tree combines with " + OpText +
                       "; only +, fmaxf, fminf, fmax, fmin, max and min are "
                       "handled");
+      // The names must be the CUDA/C library's: a function of the user's
+      // called max may compute anything.
+      if (!AC.getSourceManager().isInSystemHeader(FD->getLocation()))
+        return Refuse("the tree combines with '" + FD->getName() +
+                      "', declared at " + str(lineCol(FD->getLocation(), AC)) +
+                      " rather than by CUDA's headers");
       // No conversion on the way in or out: fmaxf on doubles would round.
       if (!AC.hasSameUnqualifiedType(C->getType(), T.Element) ||
           !AC.hasSameUnqualifiedType(C->getArg(0)->getType(), T.Element) ||

@@ -201,6 +201,23 @@ __global__ void other_call(float *p) {
   p[0] = a[0];
 }
 
+// A function of the user's named max.
+namespace mine {
+__device__ float max(float a, float b) { return a + b; }
+} // namespace mine
+// CHECK-DAG: missed.cu:[[@LINE+5]]:3: remark: tree not rewritten: the tree combines with 'max', declared at [[@LINE-2]]:18 rather than by CUDA's headers [-Rpass-missed=warp-reduce]
+__global__ void user_max(float *p) {
+  __shared__ float a[256];
+  a[threadIdx.x] = p[threadIdx.x];
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] = mine::max(a[threadIdx.x], a[threadIdx.x + s]);
+    __syncthreads();
+  }
+  p[0] = a[0];
+}
+
 // fmaxf on doubles rounds them to float.
 // CHECK-DAG: missed.cu:[[@LINE+5]]:3: remark: tree not rewritten: the tree combines with 'a[threadIdx.x] = fmaxf(a[threadIdx.x], a[threadIdx.x + s])' through a conversion: 'fmaxf' does not take 'double' [-Rpass-missed=warp-reduce]
 __global__ void narrowing_max(double *p) {
@@ -483,6 +500,7 @@ void launch(int *p, float *f, double *d, short *h, const float *x, int n,
   with_goto<<<1, 256>>>(p);
   product<<<1, 256>>>(f);
   other_call<<<1, 256>>>(f);
+  user_max<<<1, 256>>>(f);
   narrowing_max<<<1, 256>>>(d);
   short_sum<<<1, 256>>>(h);
   volatile_array<<<1, 256>>>(p);
