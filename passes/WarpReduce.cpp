@@ -40,10 +40,12 @@
 // Why A[0] reads stay right: outside the trees, only A[0] is read, and after
 // each rewritten tree A[0] holds the same total. Inside, the rewrite writes
 // A[w] (w < blockDim.x / 32) and A[0], a subset of the elements the original
-// writes, each between the same two barriers that enclose the original's
-// writes; it ends with a barrier, as the original does, so what follows the
-// tree (a reuse of A by the next tree, or other memory another thread wrote
-// before the tree) sees the same ordering.
+// writes, all after the tree starts and before its final barrier, as the
+// original's writes are; element 0 is first written by thread 0 in both, so
+// a read of A[0] that the original separates from the tree with a barrier is
+// separated from the rewrite's writes too. It ends with a barrier, as the
+// original does, so what follows the tree (a reuse of A by the next tree, or
+// memory another thread wrote before the tree) sees the same ordering.
 //
 //===----------------------------------------------------------------------===//
 
