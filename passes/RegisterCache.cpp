@@ -295,8 +295,7 @@ public:
         continue;
       if (Error E = Ctx.edits().merge(Edits)) {
         Ctx.missed(Name, Ctx.info().kernel(Name)->Loc,
-                   "registers not used as a cache: " +
-                       toString(std::move(E)));
+                   "registers not used as a cache: " + toString(std::move(E)));
         continue;
       }
       for (const auto &[Loc, Msg] : Pending[Name])
@@ -319,16 +318,17 @@ private:
   static bool isStableScalar(const VarDecl *V, const Stmt *Body,
                              ParentMap &PM) {
     if (!V->hasLocalStorage() || V->hasAttr<CUDASharedAttr>() ||
-        V->getType()->isReferenceType() ||
-        V->getType().isVolatileQualified() ||
+        V->getType()->isReferenceType() || V->getType().isVolatileQualified() ||
         !V->getType()->isIntegralOrEnumerationType())
       return false;
     bool Ok = true;
     std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
       if (!S || !Ok)
         return;
-      if (const auto *Ref = dyn_cast<DeclRefExpr>(S); Ref && Ref->getDecl() == V) {
-        const Stmt *P = PM.getParentIgnoreParens(const_cast<DeclRefExpr *>(Ref));
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(S);
+          Ref && Ref->getDecl() == V) {
+        const Stmt *P =
+            PM.getParentIgnoreParens(const_cast<DeclRefExpr *>(Ref));
         const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(P);
         if (!Cast || Cast->getCastKind() != CK_LValueToRValue)
           Ok = false;
@@ -390,7 +390,8 @@ private:
       return checkIndex(B->getRHS(), LoopVar, Loop, Body, PM, AC, Vars);
     }
     if (const auto *C = dyn_cast<ConditionalOperator>(E)) {
-      for (const Expr *Sub : {C->getCond(), C->getTrueExpr(), C->getFalseExpr()})
+      for (const Expr *Sub :
+           {C->getCond(), C->getTrueExpr(), C->getFalseExpr()})
         if (std::string W = checkIndex(Sub, LoopVar, Loop, Body, PM, AC, Vars);
             !W.empty())
           return W;
@@ -510,8 +511,7 @@ private:
       ++Reads;
     }
     if (countReferences(K.Decl->getBody(), P) != Reads)
-      return "'" + Name + "' is used other than by reading '" + Name +
-             "[...]'";
+      return "'" + Name + "' is used other than by reading '" + Name + "[...]'";
     QualType Pointee = P->getType()->getPointeeType();
     if (Pointee.isVolatileQualified())
       return "'" + Name + "' points to volatile data";
@@ -558,9 +558,8 @@ private:
   /// or a guard `if (n > C) return;` (or `n >= C`, `C < n`, `C <= n`, also
   /// as one operand of `||`) among the kernel's top-level statements before
   /// Loop.
-  static std::optional<int64_t> staticBound(const ForStmt *Loop,
-                                            const KernelInfo &K,
-                                            ASTContext &AC) {
+  static std::optional<int64_t>
+  staticBound(const ForStmt *Loop, const KernelInfo &K, ASTContext &AC) {
     const Expr *Bound = matchCountedLoop(Loop)->Bound;
     if (std::optional<int64_t> C = evaluateInt(Bound, AC, nullptr))
       return *C;
@@ -611,9 +610,10 @@ private:
   }
 
   /// N for the group, or a refusal.
-  static std::variant<uint64_t, std::string>
-  chooseN(PassContext &Ctx, const KernelInfo &K, const Group &G,
-          std::string &How) {
+  static std::variant<uint64_t, std::string> chooseN(PassContext &Ctx,
+                                                     const KernelInfo &K,
+                                                     const Group &G,
+                                                     std::string &How) {
     if (std::optional<uint64_t> N = Ctx.params().getAutoUInt("max-elems")) {
       if (*N == 0 || *N > MaxElems)
         return "max-elems=" + std::to_string(*N) + " is not in 1.." +
@@ -635,16 +635,14 @@ private:
     uint64_t Registers =
         std::min<uint64_t>(AutoCacheRegisters, 65536 / *Threads / 4);
     uint64_t Budget = std::max<uint64_t>(1, Registers / PerIteration);
-    std::string Bound =
-        sourceText(matchCountedLoop(G.A)->Bound->getSourceRange(),
-                   Ctx.deviceContext());
+    std::string Bound = sourceText(
+        matchCountedLoop(G.A)->Bound->getSourceRange(), Ctx.deviceContext());
     if (std::optional<int64_t> Max = staticBound(G.A, K, Ctx.deviceContext())) {
       uint64_t Need = *Max <= 0 ? 1 : (*Max + *Threads - 1) / *Threads;
       if (Need <= Budget) {
-        bool Constant =
-            evaluateInt(matchCountedLoop(G.A)->Bound, Ctx.deviceContext(),
-                        nullptr)
-                .has_value();
+        bool Constant = evaluateInt(matchCountedLoop(G.A)->Bound,
+                                    Ctx.deviceContext(), nullptr)
+                            .has_value();
         How = (Constant ? "auto: the bound is " + std::to_string(*Max)
                         : "auto: '" + Bound + "' is at most " +
                               std::to_string(*Max)) +
@@ -712,7 +710,8 @@ private:
     std::set<std::pair<const ForStmt *, std::string>> Reported;
     auto Missed = [&](const Refusal &R) {
       if (Reported.insert({nullptr, R.Message + str(R.Loc)}).second)
-        Ctx.missed(K.Name, R.Loc, "registers not used as a cache: " + R.Message);
+        Ctx.missed(K.Name, R.Loc,
+                   "registers not used as a cache: " + R.Message);
     };
     for (size_t I = 0; I < Loops.size(); ++I) {
       const ForStmt *A = Loops[I];
@@ -778,8 +777,7 @@ private:
               break;
             }
           if (!Load) {
-            Missed(HereKey("the loop at " +
-                           str(lineCol(A->getBeginLoc(), AC)) +
+            Missed(HereKey("the loop at " + str(lineCol(A->getBeginLoc(), AC)) +
                            " does not load it on every iteration"));
             continue;
           }
@@ -788,8 +786,8 @@ private:
           std::vector<const VarDecl *> VarsA, VarsB;
           const VarDecl *VarA = matchCountedLoop(A)->Var;
           const VarDecl *VarB = matchCountedLoop(B)->Var;
-          Why = checkIndex(Load->Expr->getIdx(), VarA, A, K.Decl->getBody(),
-                           PM, AC, VarsA);
+          Why = checkIndex(Load->Expr->getIdx(), VarA, A, K.Decl->getBody(), PM,
+                           AC, VarsA);
           for (const AccessInfo *X : ReadsB[KeyAB]) {
             if (!Why.empty())
               break;
@@ -817,9 +815,9 @@ private:
             const ParamInfo *PI = K.param(C.BaseName);
             C.ElementType = PI->PointeeType;
             C.Const = PI->PointeeConst;
-            uint64_t Bytes = AC.getTypeSizeInChars(
-                                   KeyAB.Base->getType()->getPointeeType())
-                                 .getQuantity();
+            uint64_t Bytes =
+                AC.getTypeSizeInChars(KeyAB.Base->getType()->getPointeeType())
+                    .getQuantity();
             C.Registers = std::max<uint64_t>(1, (Bytes + 3) / 4);
             Caches.emplace(KeyAB, C);
           }
@@ -860,7 +858,8 @@ private:
     CountedLoop CL = *matchCountedLoop(Loop);
     PrintingPolicy PP(AC.getLangOpts());
     PP.SuppressTagKeyword = true;
-    std::string VarType = CL.Var->getType().getUnqualifiedType().getAsString(PP);
+    std::string VarType =
+        CL.Var->getType().getUnqualifiedType().getAsString(PP);
     std::string Cond = sourceText(Loop->getCond()->getSourceRange(), AC);
     std::string In = Indent.str();
     std::string Out;
@@ -874,10 +873,10 @@ private:
     std::string Inner = In + "      ";
     for (const Cache &C : G.Caches) {
       if (IsA)
-        Out += Inner + C.Storage + "[kopt_k] = " +
-               sourceText(C.Load->getSourceRange(), AC) + ";\n";
-      Out += Inner + (C.Const ? "const " : "") + C.ElementType + " &" +
-             C.View + " = " + C.Storage + "[kopt_k];\n";
+        Out += Inner + C.Storage +
+               "[kopt_k] = " + sourceText(C.Load->getSourceRange(), AC) + ";\n";
+      Out += Inner + (C.Const ? "const " : "") + C.ElementType + " &" + C.View +
+             " = " + C.Storage + "[kopt_k];\n";
     }
     // The body with every cached read replaced by its view.
     const Stmt *Body = Loop->getBody();
@@ -931,8 +930,7 @@ private:
     std::optional<std::pair<unsigned, unsigned>> LR = stmtOffsets(Loop, AC);
     if (!LR)
       return std::nullopt;
-    Out += In + "  " +
-           reindent(Code.slice(LR->first, LR->second), "  ") + "\n";
+    Out += In + "  " + reindent(Code.slice(LR->first, LR->second), "  ") + "\n";
     Out += In + "}";
     return Out;
   }
@@ -1035,14 +1033,15 @@ private:
                 sourceText(C.Load->getSourceRange(), AC) + "'";
       std::string Again;
       for (const ForStmt *B : G.Bs)
-        Again += (Again.empty() ? "" : ", ") + str(lineCol(B->getBeginLoc(), AC));
+        Again +=
+            (Again.empty() ? "" : ", ") + str(lineCol(B->getBeginLoc(), AC));
       std::string Bound = sourceText(G.Bound->getSourceRange(), AC);
-      Remarks.emplace_back(
-          Loc, "kept " + What + " in registers for the loop" +
-                   (G.Bs.size() > 1 ? "s" : "") + " at " + Again + ": " +
-                   std::to_string(G.N) + " elements per thread (" + G.HowN +
-                   "); '" + Bound + "' above " + std::to_string(G.N) +
-                   " * blockDim.x takes the original loops");
+      Remarks.emplace_back(Loc, "kept " + What + " in registers for the loop" +
+                                    (G.Bs.size() > 1 ? "s" : "") + " at " +
+                                    Again + ": " + std::to_string(G.N) +
+                                    " elements per thread (" + G.HowN + "); '" +
+                                    Bound + "' above " + std::to_string(G.N) +
+                                    " * blockDim.x takes the original loops");
     }
   }
 
@@ -1051,9 +1050,10 @@ private:
   //===--------------------------------------------------------------------===//
 
   /// Compiles Code with nvcc -Xptxas -v; the ptxas report, or an error.
-  static Expected<eval::ResourceUsage>
-  compile(const std::string &Nvcc, StringRef Arch, StringRef Dir,
-          StringRef Name, StringRef Code, StringRef IncludeDir) {
+  static Expected<eval::ResourceUsage> compile(const std::string &Nvcc,
+                                               StringRef Arch, StringRef Dir,
+                                               StringRef Name, StringRef Code,
+                                               StringRef IncludeDir) {
     SmallString<256> Source(Dir), Cubin(Dir);
     sys::path::append(Source, Name + ".cu");
     sys::path::append(Cubin, Name + ".cubin");
@@ -1106,7 +1106,8 @@ private:
 
   /// Compiles the input and the rewrite; refuses (into Refused) every
   /// kernel whose rewrite adds stack frame or spills.
-  void checkResources(PassContext &Ctx, std::map<std::string, EditSet> &PerKernel,
+  void checkResources(PassContext &Ctx,
+                      std::map<std::string, EditSet> &PerKernel,
                       std::set<std::string> &Refused) {
     auto RefuseAll = [&](const Twine &Why) {
       for (auto &[Name, _] : PerKernel) {
@@ -1186,15 +1187,16 @@ private:
                    "memory (ptxas: " +
                        Twine(A->StackFrameBytes) + " bytes stack frame, " +
                        Twine(A->SpillStoreBytes) + " bytes spill stores, " +
-                       Twine(A->SpillLoadBytes) + " bytes spill loads; the "
+                       Twine(A->SpillLoadBytes) +
+                       " bytes spill loads; the "
                        "input: " +
                        Twine(B->StackFrameBytes) + ", " +
                        Twine(B->SpillStoreBytes) + ", " +
                        Twine(B->SpillLoadBytes) + "): lower max-elems");
         continue;
       }
-      ResourceNote[Name] = "; ptxas: " + std::to_string(B->Registers) +
-                           " -> " + std::to_string(A->Registers) +
+      ResourceNote[Name] = "; ptxas: " + std::to_string(B->Registers) + " -> " +
+                           std::to_string(A->Registers) +
                            " registers, no local memory";
     }
   }
