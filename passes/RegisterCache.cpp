@@ -506,6 +506,9 @@ private:
     for (const AccessInfo &A : K.Accesses) {
       if (A.BaseDecl != P)
         continue;
+      if (A.K == AccessInfo::AddressOf)
+        return "the address of an element of '" + Name + "' is taken (at " +
+               str(A.Loc) + ")";
       if (A.K != AccessInfo::Load)
         return "'" + Name + "' is written (at " + str(A.Loc) + ")";
       ++Reads;
@@ -776,6 +779,11 @@ private:
               Load = X;
               break;
             }
+          if (Load && !exprOffsets(Load->Expr, AC)) {
+            Missed(HereKey("its load at " + str(Load->Loc) +
+                           " is written in a macro"));
+            continue;
+          }
           if (!Load) {
             Missed(HereKey("the loop at " + str(lineCol(A->getBeginLoc(), AC)) +
                            " does not load it on every iteration"));

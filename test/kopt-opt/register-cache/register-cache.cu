@@ -316,6 +316,44 @@ __global__ void templ(const T *__restrict__ x, T *__restrict__ y, int n) {
     y[j] = x[j] - s;
 }
 
+// REMARK-DAG: register-cache.cu:[[@LINE+7]]:12: remark: registers not used as a cache: 'x[j]' is read again at [[@LINE+7]]:12, but the address of an element of 'x' is taken (at [[@LINE+2]]:21) [-Rpass-missed=register-cache]
+__global__ void address_taken(const float *__restrict__ x, float *__restrict__ y, int n) {
+  const float *p = &x[1];
+  float s = 0.0f;
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    s += x[j];
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    y[j] = x[j] - s + *p;
+}
+
+#define LOAD(p, i) p[i]
+// REMARK-DAG: register-cache.cu:[[@LINE+7]]:12: remark: registers not used as a cache: 'x[j]' is read again at [[@LINE+7]]:12, but its load at [[@LINE+4]]:10 is written in a macro [-Rpass-missed=register-cache]
+__global__ void macro_load(const float *__restrict__ x, float *__restrict__ y, int n) {
+  float s = 0.0f;
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    s += LOAD(x, j);
+  }
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    y[j] = x[j] - s;
+}
+
+// Loops nested in a branch, with an `unsigned` index and a local bound.
+// REMARK-DAG: register-cache.cu:[[@LINE+8]]:5: remark: kept 'x[j]' in registers for the loop at [[@LINE+11]]:5: 32 elements per thread
+// CHECK-LABEL: __global__ void nested(
+// CHECK:      if (kopt_cached) {
+// CHECK:          unsigned int j = threadIdx.x + kopt_k * blockDim.x;
+__global__ void nested(const float *__restrict__ x, float *__restrict__ y, int n) {
+  const unsigned len = n / 2;
+  if (blockIdx.x == 0) {
+    float s = 0.0f;
+    for (unsigned j = threadIdx.x; j < len; j += blockDim.x)
+      s += x[j];
+    __syncthreads();
+    for (unsigned j = threadIdx.x; j < len; j += blockDim.x)
+      y[j] = x[j] - s;
+  }
+}
+
 // ZERO: remark: registers not used as a cache: max-elems=0 is not in 1..1024 [-Rpass-missed=register-cache]
 // NONVCC-DAG: register-cache.cu:{{[0-9]+}}:17: remark: registers not used as a cache: cannot check for spills: no nvcc at '/nonexistent/nvcc' (check-resources=false skips the check) [-Rpass-missed=register-cache]
 // NONVCC-NOT: remark: kept
@@ -341,4 +379,7 @@ void launch(const __nv_bfloat16 *x, const __nv_bfloat16 *w, __nv_bfloat16 *out,
   hinted<<<1, 256>>>(f, g, n);
   unknown_block<<<1, block>>>(f, g, n);
   templ<<<1, 256>>>(f, g, n);
+  address_taken<<<1, 256>>>(f, g, n);
+  macro_load<<<1, 256>>>(f, g, n);
+  nested<<<1, 256>>>(f, g, n);
 }
