@@ -106,7 +106,7 @@ std::string formatNumber(double V) {
   return formatv("{0}", format("%.17g", V)).str();
 }
 
-std::string formatCode(int64_t C) { return formatv("{0:X}", C).str(); }
+std::string formatCode(int64_t C) { return utohexstr(uint64_t(C), false); }
 
 //===----------------------------------------------------------------------===//
 // The interpreter
