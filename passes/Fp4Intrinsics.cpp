@@ -4,7 +4,8 @@
 // each float to e2m1 with a hand-written helper (a chain of comparisons
 // against the midpoints of the e2m1 grid) and pack two codes per byte:
 //
-//   q[e / 2] = float_to_e2m1(v[e] * mul) | (float_to_e2m1(v[e + 1] * mul) << 4);
+//   q[e / 2] = float_to_e2m1(v[e] * mul) | (float_to_e2m1(v[e + 1] * mul) <<
+//   4);
 //
 // Blackwell's family-specific targets (sm_100a, sm_120a, ...) convert two
 // floats in one instruction, cvt.rn.satfinite.e2m1x2.f32, which
@@ -99,8 +100,7 @@ std::string formatNumber(double V) {
   for (int Digits = 1; Digits <= 17; ++Digits) {
     std::string S = formatv("{0}", format("%.*g", Digits, V)).str();
     double Back = std::strtod(S.c_str(), nullptr);
-    if (IsFloat ? static_cast<float>(Back) == static_cast<float>(V)
-                : Back == V)
+    if (IsFloat ? static_cast<float>(Back) == static_cast<float>(V) : Back == V)
       return S;
   }
   return formatv("{0}", format("%.17g", V)).str();
@@ -290,18 +290,17 @@ private:
           dyn_cast<UnaryOperator>(C->getArg(0)->IgnoreParenImpCasts());
       const auto *Src =
           dyn_cast<UnaryOperator>(C->getArg(1)->IgnoreParenImpCasts());
-      const VarDecl *DstVar =
-          Dst && Dst->getOpcode() == UO_AddrOf ? namedVar(Dst->getSubExpr())
-                                               : nullptr;
-      const VarDecl *SrcVar =
-          Src && Src->getOpcode() == UO_AddrOf ? namedVar(Src->getSubExpr())
-                                               : nullptr;
+      const VarDecl *DstVar = Dst && Dst->getOpcode() == UO_AddrOf
+                                  ? namedVar(Dst->getSubExpr())
+                                  : nullptr;
+      const VarDecl *SrcVar = Src && Src->getOpcode() == UO_AddrOf
+                                  ? namedVar(Src->getSubExpr())
+                                  : nullptr;
       Expr::EvalResult Size;
       if (!DstVar || SrcVar != Param || isa<ParmVarDecl>(DstVar) ||
           !DstVar->getType()->isIntegerType() ||
           AC.getTypeSize(DstVar->getType()) != 32 ||
-          !C->getArg(2)->EvaluateAsInt(Size, AC) ||
-          Size.Val.getInt() != 4)
+          !C->getArg(2)->EvaluateAsInt(Size, AC) || Size.Val.getInt() != 4)
         return fail(C, "'" + text(C) +
                            "' is not a copy of the argument's 4 bytes into "
                            "a 32-bit integer");
@@ -400,9 +399,9 @@ private:
     return unsupported(E);
   }
 
-  std::optional<Value> arithmetic(const BinaryOperator *E, BinaryOperatorKind Op,
-                                  const Value &L, const Value &R,
-                                  QualType T) {
+  std::optional<Value> arithmetic(const BinaryOperator *E,
+                                  BinaryOperatorKind Op, const Value &L,
+                                  const Value &R, QualType T) {
     // The sign bit of the pattern: bits >> 31, bits & 0x80000000.
     if (L.K == Value::Bits || R.K == Value::Bits) {
       const Value &Bits = L.K == Value::Bits ? L : R;
@@ -548,14 +547,16 @@ private:
     if (const auto *C = dyn_cast<ConstantExpr>(E))
       return eval(C->getSubExpr());
     if (const auto *L = dyn_cast<IntegerLiteral>(E))
-      return Value::makeInt(truncate(E->getType(), L->getValue().getSExtValue()));
+      return Value::makeInt(
+          truncate(E->getType(), L->getValue().getSExtValue()));
     if (const auto *L = dyn_cast<CharacterLiteral>(E))
       return Value::makeInt(L->getValue());
     if (const auto *L = dyn_cast<CXXBoolLiteralExpr>(E))
       return Value::makeInt(L->getValue());
     if (const auto *L = dyn_cast<FloatingLiteral>(E))
-      return Value::makeFloat(Value::Float,
-                              roundTo(E->getType(), L->getValueAsApproximateDouble()));
+      return Value::makeFloat(
+          Value::Float,
+          roundTo(E->getType(), L->getValueAsApproximateDouble()));
     if (isa<UnaryExprOrTypeTraitExpr>(E)) {
       Expr::EvalResult R;
       if (E->EvaluateAsInt(R, AC))
@@ -670,8 +671,8 @@ private:
     if (VD == Param)
       return fail(At, "it modifies its argument");
     if (!VD || !Vars.count(VD))
-      return fail(At, "it writes '" + text(LHS) +
-                          "', which is not a local scalar");
+      return fail(At,
+                  "it writes '" + text(LHS) + "', which is not a local scalar");
     std::optional<Value> C = convert(V, VD->getType(), At);
     if (!C)
       return std::nullopt;
@@ -720,8 +721,8 @@ private:
       if (!L)
         return std::nullopt;
       std::optional<Value> V =
-          arithmetic(B, BinaryOperator::getOpForCompoundAssignment(Op), *L,
-                     *R, CA->getComputationResultType());
+          arithmetic(B, BinaryOperator::getOpForCompoundAssignment(Op), *L, *R,
+                     CA->getComputationResultType());
       if (!V)
         return std::nullopt;
       return assign(B->getLHS(), *V, B);
@@ -740,10 +741,8 @@ private:
   Flow declare(const VarDecl *VD) {
     QualType T = VD->getType().getCanonicalType();
     if (const auto *AT = dyn_cast<ConstantArrayType>(T)) {
-      const auto *Init =
-          dyn_cast_or_null<InitListExpr>(VD->getInit()
-                                             ? VD->getInit()->IgnoreImplicit()
-                                             : nullptr);
+      const auto *Init = dyn_cast_or_null<InitListExpr>(
+          VD->getInit() ? VD->getInit()->IgnoreImplicit() : nullptr);
       if (!Init) {
         fail(VD->getInit() ? static_cast<const Stmt *>(VD->getInit())
                            : FD->getBody(),
@@ -757,8 +756,8 @@ private:
         return Flow::Error;
       }
       for (uint64_t I = 0; I < Size; ++I) {
-        const Expr *EI = I < Init->getNumInits() ? Init->getInit(I)
-                                                 : Init->getArrayFiller();
+        const Expr *EI =
+            I < Init->getNumInits() ? Init->getInit(I) : Init->getArrayFiller();
         Value Zero = AT->getElementType()->isRealFloatingType()
                          ? Value::makeFloat(Value::Float, 0)
                          : Value::makeInt(0);
@@ -778,8 +777,8 @@ private:
       return Flow::Normal;
     }
     if (VD->isStaticLocal() && !VD->getType().isConstQualified()) {
-      fail(FD->getBody(), "it keeps state in the static '" + VD->getName() +
-                              "'");
+      fail(FD->getBody(),
+           "it keeps state in the static '" + VD->getName() + "'");
       return Flow::Error;
     }
     if (!T->isScalarType() || T->isPointerType() || T->isReferenceType()) {
@@ -815,7 +814,8 @@ private:
     return V->I != 0;
   }
 
-  Flow loop(const Expr *Cond, const Stmt *Body, const Expr *Inc, bool TestFirst) {
+  Flow loop(const Expr *Cond, const Stmt *Body, const Expr *Inc,
+            bool TestFirst) {
     for (bool First = true;; First = false) {
       if (Cond && (TestFirst || !First)) {
         std::optional<bool> C = condition(Cond);
@@ -992,8 +992,7 @@ struct Verdict {
 
 /// Proves Helper equal to the intrinsic on every float, or says where not.
 /// With ExactNaN false, NaN inputs are not compared.
-Verdict proveHelper(const FunctionDecl *Helper, ASTContext &AC,
-                    bool ExactNaN) {
+Verdict proveHelper(const FunctionDecl *Helper, ASTContext &AC, bool ExactNaN) {
   Verdict V;
   Interpreter Interp(Helper, AC);
   std::set<double> HelperThresholds;
@@ -1075,10 +1074,10 @@ Verdict proveHelper(const FunctionDecl *Helper, ASTContext &AC,
         });
     std::optional<double> Near;
     if (!Positive.empty())
-      Near = *std::min_element(
-          Positive.begin(), Positive.end(), [&](double X, double Y) {
-            return std::fabs(X - A) < std::fabs(Y - A);
-          });
+      Near = *std::min_element(Positive.begin(), Positive.end(),
+                               [&](double X, double Y) {
+                                 return std::fabs(X - A) < std::fabs(Y - A);
+                               });
     std::string Detail =
         formatv("{0} gives code 0x{1}, round-to-nearest-even 0x{2}",
                 formatNumber(R), formatCode(Got), formatCode(Want))
@@ -1166,10 +1165,12 @@ public:
     for (bool Swap : {false, true}) {
       const Expr *Plain = (Swap ? B->getRHS() : B->getLHS())->IgnoreParens();
       const Expr *Shifted = (Swap ? B->getLHS() : B->getRHS())->IgnoreParens();
-      const auto *Shl = dyn_cast<BinaryOperator>(Shifted->IgnoreParenImpCasts());
+      const auto *Shl =
+          dyn_cast<BinaryOperator>(Shifted->IgnoreParenImpCasts());
       if (!Shl || Shl->getOpcode() != BO_Shl)
         continue;
-      const auto *Four = dyn_cast<IntegerLiteral>(Shl->getRHS()->IgnoreParenImpCasts());
+      const auto *Four =
+          dyn_cast<IntegerLiteral>(Shl->getRHS()->IgnoreParenImpCasts());
       const FunctionDecl *H = calledFunction(Plain);
       if (!Four || Four->getValue() != 4 || !H ||
           calledFunction(Shl->getLHS()) != H)
@@ -1209,7 +1210,10 @@ bool isDeviceFunction(const FunctionDecl *FD) {
 
 bool isFloatToInteger(const FunctionDecl *FD) {
   return FD->getNumParams() == 1 && !FD->isVariadic() &&
-         FD->getParamDecl(0)->getType().getCanonicalType().getUnqualifiedType()
+         FD->getParamDecl(0)
+             ->getType()
+             .getCanonicalType()
+             .getUnqualifiedType()
              ->isSpecificBuiltinType(BuiltinType::Float) &&
          FD->getReturnType()->isIntegerType() &&
          !FD->getReturnType()->isBooleanType();
@@ -1300,8 +1304,9 @@ public:
       const FunctionDecl *Def = H->getDefinition();
       Verdict V = proveHelper(Def, AC, ExactNaN);
       if (!V.Why.empty()) {
-        MissAll("'" + Name + "' is not e2m1 round-to-nearest-even with "
-                             "saturation: " +
+        MissAll("'" + Name +
+                "' is not e2m1 round-to-nearest-even with "
+                "saturation: " +
                 V.Why);
         continue;
       }
@@ -1312,11 +1317,13 @@ public:
 
     // Single conversions of a recognized helper, and float -> e4m3 code.
     for (const SingleCall &C : Finder.Calls) {
-      const FunctionDecl *Callee = C.Call->getDirectCallee()->getCanonicalDecl();
+      const FunctionDecl *Callee =
+          C.Call->getDirectCallee()->getCanonicalDecl();
       if (Finder.Paired.count(C.Call) || !isDeviceFunction(C.Caller))
         continue;
       if (Recognized.count(Callee)) {
-        Ctx.missed(C.Caller->getQualifiedNameAsString(), lineCol(C.Call->getBeginLoc(), AC),
+        Ctx.missed(C.Caller->getQualifiedNameAsString(),
+                   lineCol(C.Call->getBeginLoc(), AC),
                    "a single '" + Callee->getNameAsString() +
                        "' conversion, not packed with a second one as "
                        "h(a) | (h(b) << 4): left as is");
@@ -1432,8 +1439,8 @@ private:
 
   void rewriteSites(PassContext &Ctx, const FunctionDecl *H,
                     const FunctionDecl *Def, const Verdict &V,
-                    const std::vector<const PairSite *> &Sites,
-                    StringRef Arch, bool ExactNaN) {
+                    const std::vector<const PairSite *> &Sites, StringRef Arch,
+                    bool ExactNaN) {
     ASTContext &AC = Ctx.deviceContext();
     std::string Name = H->getNameAsString();
     std::string Wrapper = "kopt_" + Name + "_x2";
@@ -1477,7 +1484,8 @@ private:
       return;
     if (!AC.getTranslationUnitDecl()->lookup(WrapperName).empty()) {
       for (const PairSite *P : Good)
-        Ctx.missed(P->Caller->getQualifiedNameAsString(), lineCol(P->Or->getBeginLoc(), AC),
+        Ctx.missed(P->Caller->getQualifiedNameAsString(),
+                   lineCol(P->Or->getBeginLoc(), AC),
                    "the name '" + Wrapper + "' is already taken");
       return;
     }
@@ -1486,9 +1494,11 @@ private:
     std::optional<Placement> At = wrapperPlacement(H, Def, Good, AC, Code);
     if (!At) {
       for (const PairSite *P : Good)
-        Ctx.missed(P->Caller->getQualifiedNameAsString(), lineCol(P->Or->getBeginLoc(), AC),
-                   "'" + Name + "' is declared in a macro or after other code "
-                                "on its line");
+        Ctx.missed(P->Caller->getQualifiedNameAsString(),
+                   lineCol(P->Or->getBeginLoc(), AC),
+                   "'" + Name +
+                       "' is declared in a macro or after other code "
+                       "on its line");
       return;
     }
 
@@ -1556,9 +1566,10 @@ private:
     };
     // One include, before the first wrapper: after the file's last #include
     // above it, or right before it.
-    auto First = std::min_element(
-        Pending.begin(), Pending.end(),
-        [](const Wrapping &A, const Wrapping &B) { return A.Offset < B.Offset; });
+    auto First = std::min_element(Pending.begin(), Pending.end(),
+                                  [](const Wrapping &A, const Wrapping &B) {
+                                    return A.Offset < B.Offset;
+                                  });
     std::optional<unsigned> Include =
         includeOffset(Ctx.source().Code, First->Offset);
     if (Include && *Include == First->Offset)
@@ -1581,9 +1592,9 @@ private:
         std::string Hi = sourceText(P->High->getArg(0)->getSourceRange(), AC);
         std::string Caller = P->Caller->getQualifiedNameAsString();
         LineCol Loc = lineCol(P->Or->getBeginLoc(), AC);
-        if (Error E = Ctx.edits().replace(P->Or->getSourceRange(),
-                                          W.Name + "(" + Lo + ", " + Hi + ")",
-                                          AC)) {
+        if (Error E =
+                Ctx.edits().replace(P->Or->getSourceRange(),
+                                    W.Name + "(" + Lo + ", " + Hi + ")", AC)) {
           Ctx.missed(Caller, Loc, toString(std::move(E)));
           continue;
         }
