@@ -1460,7 +1460,9 @@ private:
                    "host code: the intrinsic is emulated on the host");
         continue;
       }
-      if (!isRewritable(P->Or->getSourceRange(), AC)) {
+      if (!isRewritable(P->Or->getSourceRange(), AC) ||
+          sourceText(P->Low->getArg(0)->getSourceRange(), AC).empty() ||
+          sourceText(P->High->getArg(0)->getSourceRange(), AC).empty()) {
         Ctx.missed(Caller, Loc, "the pair is written in a macro");
         continue;
       }
@@ -1471,12 +1473,7 @@ private:
                    "evaluation would change");
         continue;
       }
-      if (!PairType.empty() && Type != PairType) {
-        Ctx.missed(Caller, Loc,
-                   "the packed value has type '" + Type + "', another pair '" +
-                       PairType + "'");
-        continue;
-      }
+      // Every pair of one helper has the same type: its promoted result.
       PairType = Type;
       Good.push_back(P);
     }
@@ -1497,8 +1494,8 @@ private:
         Ctx.missed(P->Caller->getQualifiedNameAsString(),
                    lineCol(P->Or->getBeginLoc(), AC),
                    "'" + Name +
-                       "' is declared in a macro or after other code "
-                       "on its line");
+                       "' shares its line with other code or is written "
+                       "in a macro: no place for the wrapper");
       return;
     }
 
