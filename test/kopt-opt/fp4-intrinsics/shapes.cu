@@ -2,7 +2,7 @@
 // and a wrapper name already in use.
 // RUN: kopt-opt %s --arch=sm_100a -passes=fp4-intrinsics -Rpass=fp4-intrinsics -Rpass-missed=fp4-intrinsics -o %t.cu 2>&1 | FileCheck %s --implicit-check-not=remark:
 // RUN: %strip_checks %t.cu | FileCheck %s --check-prefix=OUT
-// RUN: %if cuda-toolkit %{ %nvcc_check -I%S %t.cu %}
+// RUN: %if cuda-toolkit %{ %nvcc_check -rdc=true -I%S %t.cu %}
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
 #include <cstring>
@@ -10,6 +10,7 @@
 
 // OUT-NOT: __nv_cvt_float2_to_fp4x2
 
+// Defined in another translation unit (hence -rdc=true below).
 __device__ unsigned char declared_only(float v);
 
 __device__ unsigned char from_double(double v) {
