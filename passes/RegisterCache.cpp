@@ -49,6 +49,8 @@
 #include "kopt/Eval/ResourceUsage.h"
 #include "kopt/Pipeline/Pass.h"
 
+#include "SourceLayout.h"
+
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -81,90 +83,6 @@ struct Refusal {
   std::string Message;
   LineCol Loc;
 };
-
-/// Character offsets [Begin, End) of a statement in the main file, through
-/// the trailing semicolon of a statement that does not end in a `}`.
-std::optional<std::pair<unsigned, unsigned>> stmtOffsets(const Stmt *S,
-                                                         ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  if (!isRewritable(S->getSourceRange(), Ctx))
-    return std::nullopt;
-  CharSourceRange R = Lexer::makeFileCharRange(
-      CharSourceRange::getTokenRange(S->getSourceRange()), SM,
-      Ctx.getLangOpts());
-  if (R.isInvalid())
-    return std::nullopt;
-  unsigned Begin = SM.getFileOffset(R.getBegin());
-  unsigned End = SM.getFileOffset(R.getEnd());
-  const Stmt *Last = S;
-  while (true) {
-    if (const auto *F = dyn_cast<ForStmt>(Last))
-      Last = F->getBody();
-    else if (const auto *I = dyn_cast<IfStmt>(Last); I && !I->getElse())
-      Last = I->getThen();
-    else
-      break;
-  }
-  if (!isa<CompoundStmt>(Last)) {
-    SourceLocation Semi = Lexer::findLocationAfterToken(
-        S->getEndLoc(), tok::semi, SM, Ctx.getLangOpts(),
-        /*SkipTrailingWhitespaceAndNewLine=*/false);
-    if (Semi.isInvalid())
-      return std::nullopt;
-    End = SM.getFileOffset(Semi);
-  }
-  return std::make_pair(Begin, End);
-}
-
-std::optional<std::pair<unsigned, unsigned>> exprOffsets(const Expr *E,
-                                                         ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  if (!isRewritable(E->getSourceRange(), Ctx))
-    return std::nullopt;
-  CharSourceRange R = Lexer::makeFileCharRange(
-      CharSourceRange::getTokenRange(E->getSourceRange()), SM,
-      Ctx.getLangOpts());
-  if (R.isInvalid())
-    return std::nullopt;
-  return std::make_pair(SM.getFileOffset(R.getBegin()),
-                        SM.getFileOffset(R.getEnd()));
-}
-
-/// Leading whitespace of the line holding Offset.
-std::string indentAt(StringRef Code, unsigned Offset) {
-  size_t LineStart = Code.rfind('\n', Offset);
-  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
-  size_t End = LineStart;
-  while (End < Code.size() && (Code[End] == ' ' || Code[End] == '\t'))
-    ++End;
-  return Code.slice(LineStart, End).str();
-}
-
-/// Adds Extra after every newline that starts a non-empty line.
-std::string reindent(StringRef Text, StringRef Extra) {
-  std::string Out;
-  for (size_t I = 0; I < Text.size(); ++I) {
-    Out.push_back(Text[I]);
-    if (Text[I] == '\n' && I + 1 < Text.size() && Text[I + 1] != '\n')
-      Out += Extra;
-  }
-  return Out;
-}
-
-/// Code[Begin, End) with the (offset, length, text) replacements applied.
-std::string splice(StringRef Code, unsigned Begin, unsigned End,
-                   std::vector<std::tuple<unsigned, unsigned, std::string>> R) {
-  llvm::sort(R);
-  std::string Out;
-  unsigned Pos = Begin;
-  for (const auto &[Off, Len, Text] : R) {
-    Out += Code.slice(Pos, Off).str();
-    Out += Text;
-    Pos = Off + Len;
-  }
-  Out += Code.slice(Pos, End).str();
-  return Out;
-}
 
 bool contains(SourceRange Outer, SourceLocation L, const SourceManager &SM) {
   L = SM.getExpansionLoc(L);

@@ -51,6 +51,8 @@
 
 #include "kopt/Pipeline/Pass.h"
 
+#include "SourceLayout.h"
+
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -248,50 +250,6 @@ bool isShuffleType(QualType T) {
   default:
     return false;
   }
-}
-
-/// Character offsets of a statement, through the ';' of an expression
-/// statement or of a for/if whose body is one.
-std::optional<std::pair<unsigned, unsigned>> stmtOffsets(const Stmt *S,
-                                                         ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  if (!isRewritable(S->getSourceRange(), Ctx))
-    return std::nullopt;
-  CharSourceRange R = Lexer::makeFileCharRange(
-      CharSourceRange::getTokenRange(S->getSourceRange()), SM,
-      Ctx.getLangOpts());
-  if (R.isInvalid())
-    return std::nullopt;
-  unsigned Begin = SM.getFileOffset(R.getBegin());
-  unsigned End = SM.getFileOffset(R.getEnd());
-  const Stmt *Last = S;
-  while (true) {
-    if (const auto *F = dyn_cast<ForStmt>(Last))
-      Last = F->getBody();
-    else if (const auto *I = dyn_cast<IfStmt>(Last); I && !I->getElse())
-      Last = I->getThen();
-    else
-      break;
-  }
-  if (!isa<CompoundStmt>(Last)) {
-    SourceLocation Semi = Lexer::findLocationAfterToken(
-        S->getEndLoc(), tok::semi, SM, Ctx.getLangOpts(),
-        /*SkipTrailingWhitespaceAndNewLine=*/false);
-    if (Semi.isInvalid())
-      return std::nullopt;
-    End = SM.getFileOffset(Semi);
-  }
-  return std::make_pair(Begin, End);
-}
-
-/// Leading whitespace of the line holding Offset.
-std::string indentAt(StringRef Code, unsigned Offset) {
-  size_t LineStart = Code.rfind('\n', Offset);
-  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
-  size_t End = LineStart;
-  while (End < Code.size() && (Code[End] == ' ' || Code[End] == '\t'))
-    ++End;
-  return Code.slice(LineStart, End).str();
 }
 
 /// The first line of Text, cut to 40 characters, to quote code in remarks.

@@ -1,0 +1,49 @@
+//===- SourceLayout.h - Offsets and indentation for text rewrites -*- C++
+//-*-===//
+//
+// Passes that rebuild a loop or a block as text (vectorize-loads,
+// register-cache, warp-reduce) need the same few things: where a statement
+// ends (through its ';'), the indentation of a line, copied code nested one
+// level deeper, and a slice of the file with some of its ranges replaced.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_PASSES_SOURCELAYOUT_H
+#define KOPT_PASSES_SOURCELAYOUT_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Stmt.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace kopt {
+
+/// Character offsets [Begin, End) of a statement in the main file, through
+/// the trailing semicolon of a statement that does not end in a `}`; none
+/// if it is written in a macro.
+std::optional<std::pair<unsigned, unsigned>>
+stmtOffsets(const clang::Stmt *S, clang::ASTContext &Ctx);
+
+/// Character offsets [Begin, End) of an expression in the main file.
+std::optional<std::pair<unsigned, unsigned>>
+exprOffsets(const clang::Expr *E, clang::ASTContext &Ctx);
+
+/// Leading whitespace of the line holding Offset.
+std::string indentAt(llvm::StringRef Code, unsigned Offset);
+
+/// Adds Extra after every newline that starts a non-empty line.
+std::string reindent(llvm::StringRef Text, llvm::StringRef Extra);
+
+/// Code[Begin, End) with the (offset, length, text) replacements applied.
+std::string
+splice(llvm::StringRef Code, unsigned Begin, unsigned End,
+       std::vector<std::tuple<unsigned, unsigned, std::string>> Replacements);
+
+} // namespace kopt
+
+#endif // KOPT_PASSES_SOURCELAYOUT_H
