@@ -526,7 +526,6 @@ private:
   };
 
   std::variant<BlockSource, std::string> blockSource(const LaunchSite &L) {
-    ASTContext &HC = Ctx.hostContext();
     const Stmt *Body = L.CallerDecl ? L.CallerDecl->getBody() : nullptr;
     const Expr *E = L.Block.Expr ? stripCasts(L.Block.Expr) : nullptr;
     std::string Where =
@@ -554,7 +553,6 @@ private:
         return "'" + V->getNameAsString() +
                "' also configures the launch of '" + Other.Kernel + "' at " +
                str(Other.Loc);
-    (void)HC;
     return BlockSource{V, Init};
   }
 
