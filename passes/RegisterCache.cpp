@@ -455,26 +455,6 @@ private:
   // Sizing
   //===--------------------------------------------------------------------===//
 
-  /// The kernel's block size: __launch_bounds__, or the one constant block
-  /// size of all its launch sites.
-  static std::optional<int64_t> blockSize(PassContext &Ctx,
-                                          const KernelInfo &K) {
-    if (K.LaunchBoundsMaxThreads)
-      return K.LaunchBoundsMaxThreads;
-    if (Ctx.info().hasUnknownLaunches(K.Name))
-      return std::nullopt;
-    std::set<int64_t> Sizes;
-    for (const LaunchSite *L : Ctx.info().launchesOf(K.Name)) {
-      std::optional<int64_t> T = L->Block.Value.total();
-      if (!T)
-        return std::nullopt;
-      Sizes.insert(*T);
-    }
-    if (Sizes.size() != 1)
-      return std::nullopt;
-    return *Sizes.begin();
-  }
-
   /// The largest value the bound can have when Loop runs: a constant bound,
   /// or a guard `if (n > C) return;` (or `n >= C`, `C < n`, `C <= n`, also
   /// as one operand of `||`) among the kernel's top-level statements before
@@ -542,7 +522,7 @@ private:
       How = "max-elems=" + std::to_string(*N);
       return *N;
     }
-    std::optional<int64_t> Threads = blockSize(Ctx, K);
+    std::optional<int64_t> Threads = Ctx.info().knownBlockSize(K);
     if (!Threads || *Threads <= 0)
       return std::string("the block size is not known (no __launch_bounds__ "
                          "and no one constant block size at the launch "

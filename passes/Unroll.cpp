@@ -36,25 +36,6 @@ public:
   }
 
 private:
-  /// The one constant block size (threads) of the kernel, if known.
-  static std::optional<int64_t> blockSize(PassContext &Ctx,
-                                          const KernelInfo &K) {
-    if (K.LaunchBoundsMaxThreads)
-      return K.LaunchBoundsMaxThreads;
-    if (Ctx.info().hasUnknownLaunches(K.Name))
-      return std::nullopt;
-    std::set<int64_t> Sizes;
-    for (const LaunchSite *L : Ctx.info().launchesOf(K.Name)) {
-      std::optional<int64_t> T = L->Block.Value.total();
-      if (!T)
-        return std::nullopt;
-      Sizes.insert(*T);
-    }
-    if (Sizes.size() != 1)
-      return std::nullopt;
-    return *Sizes.begin();
-  }
-
   static std::optional<int64_t> gridSize(PassContext &Ctx,
                                          const KernelInfo &K) {
     if (Ctx.info().hasUnknownLaunches(K.Name))
@@ -88,7 +69,7 @@ private:
            : std::nullopt;
     if (!Bound)
       return "its bound '" + L.Bound + "' is not a compile-time constant";
-    std::optional<int64_t> Threads = blockSize(Ctx, K);
+    std::optional<int64_t> Threads = Ctx.info().knownBlockSize(K);
     if (!Threads)
       return std::string("the block size is not one known constant");
     if (L.K == LoopInfo::GridStride) {

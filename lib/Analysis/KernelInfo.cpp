@@ -72,6 +72,21 @@ bool ProgramInfo::hasUnknownLaunches(StringRef Kernel) const {
   return is_contained(KernelsWithUnknownLaunches, Kernel);
 }
 
+std::optional<int64_t> ProgramInfo::knownBlockSize(const KernelInfo &K) const {
+  if (K.LaunchBoundsMaxThreads)
+    return K.LaunchBoundsMaxThreads;
+  if (hasUnknownLaunches(K.Name))
+    return std::nullopt;
+  std::optional<int64_t> Size;
+  for (const LaunchSite *L : launchesOf(K.Name)) {
+    std::optional<int64_t> T = L->Block.Value.total();
+    if (!T || (Size && *Size != *T))
+      return std::nullopt;
+    Size = T;
+  }
+  return Size;
+}
+
 namespace {
 
 std::string typeName(QualType T, const ASTContext &Ctx) {

@@ -133,6 +133,10 @@ struct ProgramInfo {
   const KernelInfo *kernel(llvm::StringRef Name) const;
   std::vector<const LaunchSite *> launchesOf(llvm::StringRef Kernel) const;
   bool hasUnknownLaunches(llvm::StringRef Kernel) const;
+  /// The kernel's block size as passes may rely on it: its
+  /// __launch_bounds__, else the one constant block size (threads) that all
+  /// its launch sites use; none if launches are hidden or disagree.
+  std::optional<int64_t> knownBlockSize(const KernelInfo &K) const;
 };
 
 /// Analyzes the kernels defined in the main file of Source.
