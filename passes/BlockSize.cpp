@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockSizeChange.h"
+#include "Options.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -19,43 +20,39 @@ namespace kopt {
 
 namespace {
 
-class BlockSizePass : public Pass {
-public:
-  void run(PassContext &Ctx) override {
-    int64_t Threads = Ctx.params().getUInt("threads");
-    StringRef Only = Ctx.params().getString("kernel");
-    bool Found = false;
-    for (const KernelInfo &K : Ctx.info().Kernels) {
-      if (!Only.empty() && K.Name != Only)
-        continue;
-      Found = true;
-      runOnKernel(Ctx, K, Threads);
-    }
-    if (!Found && !Only.empty())
+class BlockSizePass : public KernelPass<BlockSizeOptions> {
+  bool Found = false;
+
+  void beginFile(PassContext &) override { Found = false; }
+
+  void endFile(PassContext &Ctx) override {
+    if (!Found && !options().Kernel.empty())
       Ctx.missed("", LineCol(),
-                 "no kernel named '" + Only + "' is defined in this file");
+                 "no kernel named '" + options().Kernel +
+                     "' is defined in this file");
   }
 
-private:
-  static void runOnKernel(PassContext &Ctx, const KernelInfo &K,
-                          int64_t Threads) {
+  void runOnKernel(KernelContext &KC) override {
+    const KernelInfo &K = KC.kernel();
+    if (!options().Kernel.empty() && K.Name != options().Kernel)
+      return;
+    Found = true;
+    int64_t Threads = options().Threads;
     auto Missed = [&](const Twine &Why) {
-      Ctx.missed(K.Name, K.Loc,
-                 "block size of '" + K.Name + "' not changed: " + Why);
+      KC.missed("block size of '" + K.Name + "' not changed: " + Why);
     };
-    std::variant<int64_t, std::string> Old = launchBlockSize(Ctx, K);
+    std::variant<int64_t, std::string> Old = launchBlockSize(KC.pass(), K);
     if (auto *Why = std::get_if<std::string>(&Old))
       return Missed(*Why);
     std::variant<BlockSizeChange, std::string> Plan =
-        planBlockSizeChange(Ctx, K, std::get<int64_t>(Old), Threads,
-                            Ctx.params().getBool("reassociate"));
+        planBlockSizeChange(KC.pass(), K, std::get<int64_t>(Old), Threads,
+                            options().Reassociate);
     if (auto *Why = std::get_if<std::string>(&Plan))
       return Missed(*Why);
     BlockSizeChange &Change = std::get<BlockSizeChange>(Plan);
-    if (Error E = Ctx.edits().merge(Change.Edits))
+    if (Error E = KC.edits().merge(Change.Edits))
       return Missed(toString(std::move(E)));
-    Ctx.applied(
-        K.Name, K.Loc,
+    KC.applied(
         "'" + K.Name + "' launched with " + Twine(Threads) +
             " threads per block instead of " + Twine(std::get<int64_t>(Old)) +
             (Change.Notes.empty() ? "" : "; " + join(Change.Notes, "; ")));

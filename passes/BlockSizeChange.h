@@ -1,5 +1,4 @@
-//===- BlockSizeChange.h - Relaunch a kernel with another block size -*- C++
-//-*-===//
+//===- BlockSizeChange.h - Relaunch with another block size ----*- C++ -*-===//
 //
 // The rewrite behind `block-size` and `thread-utilization{fix=true}`:
 // launch a kernel with N threads per block instead of its one constant block
@@ -10,7 +9,7 @@
 #ifndef KOPT_PASSES_BLOCKSIZECHANGE_H
 #define KOPT_PASSES_BLOCKSIZECHANGE_H
 
-#include "kopt/Pipeline/Pass.h"
+#include "kopt/Pass/Pass.h"
 
 #include <string>
 #include <variant>

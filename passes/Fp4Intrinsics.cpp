@@ -40,7 +40,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kopt/Pipeline/Pass.h"
+#include "Options.h"
+#include "kopt/Pass/Pass.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -1255,20 +1256,20 @@ bool looksLikeE4m3(const FunctionDecl *FD) {
   return F.Found;
 }
 
-class Fp4IntrinsicsPass : public Pass {
+class Fp4IntrinsicsPass : public FilePass<Fp4IntrinsicsOptions> {
 public:
-  void run(PassContext &Ctx) override {
+  void runOnFile(PassContext &Ctx) override {
     Pending.clear();
     ReportedE4m3.clear();
     ASTContext &AC = Ctx.deviceContext();
     SiteFinder Finder(AC);
     Finder.TraverseDecl(AC.getTranslationUnitDecl());
 
-    StringRef ArchParam = Ctx.params().getString("arch");
+    StringRef ArchParam = options().Arch;
     bool Explicit = ArchParam != "auto";
     std::string Arch = Explicit ? ArchParam.str() : Ctx.info().GpuArch;
     std::optional<bool> Hardware = hasE2m1Instruction(Arch);
-    bool ExactNaN = Ctx.params().getBool("exact-nan");
+    bool ExactNaN = options().ExactNaN;
 
     // Helpers in order of their first pair.
     std::vector<const FunctionDecl *> Helpers;

@@ -8,7 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kopt/Pipeline/Pass.h"
+#include "Options.h"
+#include "kopt/Pass/Pass.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/Basic/SourceManager.h"
@@ -26,61 +27,42 @@ namespace {
 /// CUDA's limit on threads per block.
 constexpr int64_t MaxThreadsPerBlock = 1024;
 
-class LaunchBoundsPass : public Pass {
-public:
-  void run(PassContext &Ctx) override {
-    for (const KernelInfo &K : Ctx.info().Kernels)
-      runOnKernel(Ctx, K);
-  }
-
-private:
-  /// The block size to declare, or std::nullopt after a missed remark.
-  std::optional<int64_t> chooseMaxThreads(PassContext &Ctx,
-                                          const KernelInfo &K) {
-    std::optional<uint64_t> Requested = Ctx.params().getAutoUInt("max-threads");
-    if (Requested && (*Requested == 0 || *Requested > MaxThreadsPerBlock)) {
-      Ctx.missed(K.Name, K.Loc,
-                 "max-threads=" + Twine(*Requested) +
-                     " is outside 1..1024 threads per block");
-      return std::nullopt;
-    }
-    if (Ctx.info().hasUnknownLaunches(K.Name)) {
-      Ctx.missed(K.Name, K.Loc,
-                 "'" + K.Name +
-                     "' is referenced other than by a <<<...>>> launch "
-                     "(function pointer or launch API): its block sizes are "
-                     "unknown");
-      return std::nullopt;
-    }
-    std::vector<const LaunchSite *> Launches = Ctx.info().launchesOf(K.Name);
-    if (Launches.empty() && !Requested) {
-      Ctx.missed(K.Name, K.Loc,
-                 "no launch site of '" + K.Name +
-                     "' in this file: give max-threads=N to declare a bound");
-      return std::nullopt;
-    }
+class LaunchBoundsPass : public KernelPass<LaunchBoundsOptions> {
+  /// The block size to declare, or why there is none.
+  Decision<int64_t> chooseMaxThreads(KernelContext &KC) {
+    const KernelInfo &K = KC.kernel();
+    std::optional<uint64_t> Requested = options().MaxThreads;
+    auto Refuse = [&](const Twine &Why) -> Decision<int64_t> {
+      return Refusal{Why.str(), K.Loc};
+    };
+    if (Requested && (*Requested == 0 || *Requested > MaxThreadsPerBlock))
+      return Refuse("max-threads=" + Twine(*Requested) +
+                    " is outside 1..1024 threads per block");
+    if (KC.info().hasUnknownLaunches(K.Name))
+      return Refuse("'" + K.Name +
+                    "' is referenced other than by a <<<...>>> launch "
+                    "(function pointer or launch API): its block sizes are "
+                    "unknown");
+    std::vector<const LaunchSite *> Launches = KC.info().launchesOf(K.Name);
+    if (Launches.empty() && !Requested)
+      return Refuse("no launch site of '" + K.Name +
+                    "' in this file: give max-threads=N to declare a bound");
     std::map<int64_t, const LaunchSite *> Sizes;
     for (const LaunchSite *L : Launches) {
       std::optional<int64_t> Threads = L->Block.Value.total();
-      if (!Threads) {
-        Ctx.missed(K.Name, K.Loc,
-                   "the launch at " + str(L->Loc) + " uses block size '" +
-                       L->Block.Text +
-                       "', which is not a compile-time constant");
-        return std::nullopt;
-      }
+      if (!Threads)
+        return Refuse("the launch at " + str(L->Loc) + " uses block size '" +
+                      L->Block.Text +
+                      "', which is not a compile-time constant");
       Sizes.emplace(*Threads, L);
     }
     if (Requested) {
       for (const auto &[Threads, L] : Sizes)
-        if (Threads > int64_t(*Requested)) {
-          Ctx.missed(K.Name, K.Loc,
-                     "the launch at " + str(L->Loc) + " uses " +
-                         Twine(Threads) +
-                         " threads per block, more than max-threads=" +
-                         Twine(*Requested));
-          return std::nullopt;
-        }
+        if (Threads > int64_t(*Requested))
+          return Refuse("the launch at " + str(L->Loc) + " uses " +
+                        Twine(Threads) +
+                        " threads per block, more than max-threads=" +
+                        Twine(*Requested));
       return int64_t(*Requested);
     }
     if (Sizes.size() > 1) {
@@ -88,37 +70,29 @@ private:
       for (const auto &[Threads, L] : Sizes)
         List += (List.empty() ? "" : ", ") + std::to_string(Threads) + " at " +
                 str(L->Loc);
-      Ctx.missed(K.Name, K.Loc,
-                 "launch sites use different block sizes (" + List +
-                     "): give max-threads=N");
-      return std::nullopt;
+      return Refuse("launch sites use different block sizes (" + List +
+                    "): give max-threads=N");
     }
     int64_t Threads = Sizes.begin()->first;
-    if (Threads < 1 || Threads > MaxThreadsPerBlock) {
-      Ctx.missed(K.Name, K.Loc,
-                 "launch block size " + Twine(Threads) +
-                     " is outside 1..1024 threads per block");
-      return std::nullopt;
-    }
+    if (Threads < 1 || Threads > MaxThreadsPerBlock)
+      return Refuse("launch block size " + Twine(Threads) +
+                    " is outside 1..1024 threads per block");
     return Threads;
   }
 
-  void runOnKernel(PassContext &Ctx, const KernelInfo &K) {
-    ASTContext &AC = Ctx.deviceContext();
+  void runOnKernel(KernelContext &KC) override {
+    const KernelInfo &K = KC.kernel();
+    ASTContext &AC = KC.deviceContext();
     const SourceManager &SM = AC.getSourceManager();
     const auto *Existing = K.Decl->getAttr<CUDALaunchBoundsAttr>();
-    bool Replace = Ctx.params().getBool("replace");
-    if (Existing && !Replace) {
-      Ctx.missed(
-          K.Name, K.Loc,
-          "'" + K.Name +
-              "' already has __launch_bounds__; replace=true overrides it");
-      return;
-    }
-    std::optional<int64_t> Threads = chooseMaxThreads(Ctx, K);
-    if (!Threads)
-      return;
-    uint64_t MinBlocks = Ctx.params().getUInt("min-blocks");
+    if (Existing && !options().Replace)
+      return KC.missed("'" + K.Name + "' already has __launch_bounds__; "
+                                       "replace=true overrides it");
+    Decision<int64_t> Chosen = chooseMaxThreads(KC);
+    if (auto *Why = std::get_if<Refusal>(&Chosen))
+      return KC.refused(*Why);
+    int64_t *Threads = std::get_if<int64_t>(&Chosen);
+    uint64_t MinBlocks = options().MinBlocks;
     std::string Attr = "__launch_bounds__(" + std::to_string(*Threads) +
                        (MinBlocks ? ", " + std::to_string(MinBlocks) : "") +
                        ")";
@@ -128,21 +102,17 @@ private:
       // The attribute is spelled through the __launch_bounds__ macro: replace
       // the macro invocation.
       CharSourceRange R = SM.getExpansionRange(Existing->getRange());
-      E = Ctx.edits().replace(R.getAsRange(), Attr, AC);
+      E = KC.edits().replace(R.getAsRange(), Attr, AC);
     } else {
-      E = Ctx.edits().insertBefore(K.Decl->getLocation(), Attr + " ", AC);
+      E = KC.edits().insertBefore(K.Decl->getLocation(), Attr + " ", AC);
     }
-    if (E) {
-      Ctx.missed(K.Name, K.Loc,
-                 "cannot edit the declaration of '" + K.Name +
-                     "': " + toString(std::move(E)));
-      return;
-    }
-    Ctx.applied(K.Name, K.Loc,
-                Twine(Existing ? "replaced __launch_bounds__ of '"
-                               : "added __launch_bounds__ to '") +
+    if (E)
+      return KC.missed("cannot edit the declaration of '" + K.Name +
+                       "': " + toString(std::move(E)));
+    KC.applied(Twine(Existing ? "replaced __launch_bounds__ of '"
+                              : "added __launch_bounds__ to '") +
                     K.Name + "': " + Attr +
-                    (Ctx.params().getAutoUInt("max-threads")
+                    (options().MaxThreads
                          ? ""
                          : " (every launch site uses " +
                                std::to_string(*Threads) +

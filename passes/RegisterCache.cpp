@@ -44,10 +44,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kopt/Eval/Compiler.h"
-#include "kopt/Eval/Process.h"
-#include "kopt/Eval/ResourceUsage.h"
-#include "kopt/Pipeline/Pass.h"
+#include "Options.h"
+#include "kopt/Pass/Pass.h"
 
 #include "SourceLayout.h"
 
@@ -58,10 +56,6 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <map>
 #include <set>
@@ -188,25 +182,32 @@ struct Group {
   std::string HowN; ///< how N was chosen, for the remark
 };
 
-class RegisterCachePass : public Pass {
-public:
-  void run(PassContext &Ctx) override {
-    std::map<std::string, EditSet> PerKernel;
+class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
+  /// Each rewritten kernel's edits, kept until the resource check.
+  std::map<std::string, EditSet> PerKernel;
+
+  void beginFile(PassContext &) override {
+    PerKernel.clear();
     Pending.clear();
     ResourceNote.clear();
-    for (const KernelInfo &K : Ctx.info().Kernels) {
-      EditSet Edits(Ctx.source().Path);
-      std::vector<std::pair<LineCol, std::string>> Remarks;
-      runOnKernel(Ctx, K, Edits, Remarks);
-      if (Edits.empty())
-        continue;
-      PerKernel.emplace(K.Name, std::move(Edits));
-      Pending.emplace(K.Name, std::move(Remarks));
-    }
+  }
+
+  void runOnKernel(KernelContext &KC) override {
+    const KernelInfo &K = KC.kernel();
+    EditSet Edits(KC.pass().source().Path);
+    std::vector<std::pair<LineCol, std::string>> Remarks;
+    planKernel(KC.pass(), K, Edits, Remarks);
+    if (Edits.empty())
+      return;
+    PerKernel.emplace(K.Name, std::move(Edits));
+    Pending.emplace(K.Name, std::move(Remarks));
+  }
+
+  void endFile(PassContext &Ctx) override {
     if (PerKernel.empty())
       return;
     std::set<std::string> Refused;
-    if (Ctx.params().getBool("check-resources"))
+    if (options().CheckResources)
       checkResources(Ctx, PerKernel, Refused);
     for (auto &[Name, Edits] : PerKernel) {
       if (Refused.count(Name))
@@ -221,7 +222,6 @@ public:
     }
   }
 
-private:
   /// Applied remarks per kernel, emitted once the resource check passed.
   std::map<std::string, std::vector<std::pair<LineCol, std::string>>> Pending;
   /// ", registers 22 -> 48" per kernel after the resource check.
@@ -511,11 +511,11 @@ private:
   }
 
   /// N for the group, or a refusal.
-  static std::variant<uint64_t, std::string> chooseN(PassContext &Ctx,
+  std::variant<uint64_t, std::string> chooseN(PassContext &Ctx,
                                                      const KernelInfo &K,
                                                      const Group &G,
                                                      std::string &How) {
-    if (std::optional<uint64_t> N = Ctx.params().getAutoUInt("max-elems")) {
+    if (std::optional<uint64_t> N = options().MaxElems) {
       if (*N == 0 || *N > MaxElems)
         return "max-elems=" + std::to_string(*N) + " is not in 1.." +
                std::to_string(MaxElems);
@@ -841,8 +841,8 @@ private:
     return Out;
   }
 
-  void runOnKernel(PassContext &Ctx, const KernelInfo &K, EditSet &Edits,
-                   std::vector<std::pair<LineCol, std::string>> &Remarks) {
+  void planKernel(PassContext &Ctx, const KernelInfo &K, EditSet &Edits,
+                  std::vector<std::pair<LineCol, std::string>> &Remarks) {
     ASTContext &AC = Ctx.deviceContext();
     if (!K.Decl || !K.Decl->getBody())
       return;
@@ -955,63 +955,8 @@ private:
   // Resource check
   //===--------------------------------------------------------------------===//
 
-  /// Compiles Code with nvcc -Xptxas -v; the ptxas report, or an error.
-  static Expected<eval::ResourceUsage> compile(const std::string &Nvcc,
-                                               StringRef Arch, StringRef Dir,
-                                               StringRef Name, StringRef Code,
-                                               StringRef IncludeDir) {
-    SmallString<256> Source(Dir), Cubin(Dir);
-    sys::path::append(Source, Name + ".cu");
-    sys::path::append(Cubin, Name + ".cubin");
-    {
-      std::error_code EC;
-      raw_fd_ostream OS(Source, EC);
-      if (EC)
-        return createStringError(EC, "cannot write " + Source);
-      OS << Code;
-    }
-    eval::ProcessOptions Options;
-    Options.TimeoutSeconds = 300;
-    std::vector<std::string> Argv = {Nvcc,
-                                     "-arch=" + Arch.str(),
-                                     "-std=c++17",
-                                     "-cubin",
-                                     "-Xptxas",
-                                     "-v",
-                                     "-I",
-                                     IncludeDir.str(),
-                                     "-o",
-                                     Cubin.str().str(),
-                                     Source.str().str()};
-    eval::ProcessResult R = eval::runProcess(Argv, Options);
-    if (!R.succeeded()) {
-      StringRef Log = StringRef(R.Output).trim();
-      std::string First;
-      for (StringRef Line : split(Log, '\n'))
-        if (Line.contains("error")) {
-          First = Line.trim().str();
-          break;
-        }
-      if (First.empty())
-        First = R.StartError.empty() ? R.describeEnd() : R.StartError;
-      return createStringError(inconvertibleErrorCode(), First);
-    }
-    eval::ResourceUsage Usage;
-    eval::parsePtxasLog(R.Output, Usage);
-    return Usage;
-  }
-
-  static const eval::KernelResources *find(const eval::ResourceUsage &U,
-                                           StringRef Kernel) {
-    for (const eval::KernelResources &K : U.Kernels)
-      if (StringRef(K.Name).starts_with((Kernel + "(").str()) ||
-          K.Name == Kernel)
-        return &K;
-    return nullptr;
-  }
-
-  /// Compiles the input and the rewrite; refuses (into Refused) every
-  /// kernel whose rewrite adds stack frame or spills.
+  /// Asks the estimator about the input and the rewrite; refuses (into
+  /// Refused) every kernel whose rewrite adds stack frame or spills.
   void checkResources(PassContext &Ctx,
                       std::map<std::string, EditSet> &PerKernel,
                       std::set<std::string> &Refused) {
@@ -1022,15 +967,14 @@ private:
                    "registers not used as a cache: " + Why);
       }
     };
-    std::string Nvcc = Ctx.params().getString("nvcc").str();
-    if (Nvcc.empty())
-      Nvcc = eval::findNvcc();
-    if (Nvcc.empty() || !sys::fs::can_execute(Nvcc)) {
-      RefuseAll("cannot check for spills: no nvcc" +
-                (Nvcc.empty() ? std::string(" found ($KOPT_NVCC, "
-                                            "$CUDA_PATH/bin, PATH, "
-                                            "/usr/local/cuda/bin)")
-                              : " at '" + Nvcc + "'") +
+    ResourceEstimator *Estimator = Ctx.estimator();
+    if (!Estimator) {
+      RefuseAll("cannot check for spills: this tool has no resource "
+                "estimator (check-resources=false skips the check)");
+      return;
+    }
+    if (std::optional<std::string> Why = Estimator->unavailable()) {
+      RefuseAll("cannot check for spills: " + *Why +
                 " (check-resources=false skips the check)");
       return;
     }
@@ -1046,36 +990,23 @@ private:
       RefuseAll(toString(NewCode.takeError()));
       return;
     }
-    SmallString<128> Dir;
-    if (std::error_code EC =
-            sys::fs::createUniqueDirectory("kopt-register-cache", Dir)) {
-      RefuseAll("cannot check for spills: " + EC.message());
-      return;
-    }
-    SmallString<256> IncludeDir(Ctx.source().Path);
-    sys::fs::make_absolute(IncludeDir);
-    sys::path::remove_filename(IncludeDir);
-    if (IncludeDir.empty())
-      IncludeDir = ".";
+    StringRef Path = Ctx.source().Path;
     StringRef Arch = Ctx.info().GpuArch;
-    Expected<eval::ResourceUsage> Before =
-        compile(Nvcc, Arch, Dir, "input", Code, IncludeDir);
-    Expected<eval::ResourceUsage> After =
-        Before ? compile(Nvcc, Arch, Dir, "rewritten", *NewCode, IncludeDir)
-               : Expected<eval::ResourceUsage>(eval::ResourceUsage());
-    sys::fs::remove_directories(Dir);
+    Expected<ResourceReport> Before = Estimator->estimate(Path, Code, Arch);
     if (!Before) {
-      RefuseAll("cannot check for spills: nvcc fails on the input: " +
+      RefuseAll("cannot check for spills: the input does not compile: " +
                 toString(Before.takeError()));
       return;
     }
+    Expected<ResourceReport> After = Estimator->estimate(Path, *NewCode, Arch);
     if (!After) {
-      RefuseAll("nvcc fails on the rewrite: " + toString(After.takeError()));
+      RefuseAll("the rewrite does not compile: " +
+                toString(After.takeError()));
       return;
     }
     for (auto &[Name, _] : PerKernel) {
-      const eval::KernelResources *B = find(*Before, Name);
-      const eval::KernelResources *A = find(*After, Name);
+      const KernelResources *B = Before->kernel(Name);
+      const KernelResources *A = After->kernel(Name);
       LineCol Loc = Ctx.info().kernel(Name)->Loc;
       if (!B || !A) {
         Refused.insert(Name);

@@ -18,7 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kopt/Pipeline/Pass.h"
+#include "Options.h"
+#include "kopt/Pass/Pass.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/TypeLoc.h"
@@ -89,15 +90,10 @@ bool isOwnAllocation(const VarDecl *V, const Stmt *Body) {
   return Ok && Allocated;
 }
 
-class RestrictConstPass : public Pass {
-public:
-  void run(PassContext &Ctx) override {
-    for (const KernelInfo &K : Ctx.info().Kernels)
-      runOnKernel(Ctx, K);
-  }
-
-private:
-  void runOnKernel(PassContext &Ctx, const KernelInfo &K) {
+class RestrictConstPass : public KernelPass<RestrictConstOptions> {
+  void runOnKernel(KernelContext &KC) override {
+    PassContext &Ctx = KC.pass();
+    const KernelInfo &K = KC.kernel();
     ASTContext &AC = Ctx.deviceContext();
     std::vector<const ParamInfo *> Pointers;
     for (const ParamInfo &P : K.Params)
@@ -119,10 +115,10 @@ private:
                      "function pointer's type would no longer match");
       return;
     }
-    if (Ctx.params().getBool("const"))
+    if (options().Const)
       for (const ParamInfo *P : Pointers)
         addConst(Ctx, K, *P, AC);
-    if (Ctx.params().getBool("restrict"))
+    if (options().Restrict)
       addRestrict(Ctx, K, Pointers, AC);
   }
 

@@ -23,7 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kopt/Pipeline/Pass.h"
+#include "Options.h"
+#include "kopt/Pass/Pass.h"
 
 #include "clang/AST/ParentMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -95,14 +96,7 @@ struct OutputUses {
   LineCol Where;
 };
 
-class StreamingStoresPass : public Pass {
-public:
-  void run(PassContext &Ctx) override {
-    for (const KernelInfo &K : Ctx.info().Kernels)
-      runOnKernel(Ctx, K);
-  }
-
-private:
+class StreamingStoresPass : public KernelPass<StreamingStoresOptions> {
   static bool isCastOrParen(const Stmt *S) {
     return isa<CastExpr, ParenExpr>(S);
   }
@@ -210,7 +204,9 @@ private:
     return Uses;
   }
 
-  void runOnKernel(PassContext &Ctx, const KernelInfo &K) {
+  void runOnKernel(KernelContext &KC) override {
+    PassContext &Ctx = KC.pass();
+    const KernelInfo &K = KC.kernel();
     if (!K.Decl || !K.Decl->getBody())
       return;
     ASTContext &AC = Ctx.deviceContext();

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockSizeChange.h"
+#include "Options.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -23,14 +24,7 @@ namespace kopt {
 
 namespace {
 
-class ThreadUtilizationPass : public Pass {
-public:
-  void run(PassContext &Ctx) override {
-    for (const KernelInfo &K : Ctx.info().Kernels)
-      runOnKernel(Ctx, K);
-  }
-
-private:
+class ThreadUtilizationPass : public KernelPass<ThreadUtilizationOptions> {
   /// Elements a block-stride loop covers, or why it is not known.
   static std::variant<int64_t, std::string>
   loopBound(PassContext &Ctx, const KernelInfo &K, const LoopInfo &L) {
@@ -66,14 +60,16 @@ private:
     return *Max + Extra;
   }
 
-  static void runOnKernel(PassContext &Ctx, const KernelInfo &K) {
+  void runOnKernel(KernelContext &KC) override {
+    PassContext &Ctx = KC.pass();
+    const KernelInfo &K = KC.kernel();
     std::vector<const LoopInfo *> Loops;
     for (const LoopInfo &L : K.Loops)
       if (L.K == LoopInfo::BlockStride && L.For)
         Loops.push_back(&L);
     if (Loops.empty() || !K.Decl)
       return;
-    bool Fix = Ctx.params().getBool("fix");
+    bool Fix = options().Fix;
     std::variant<int64_t, std::string> Block = launchBlockSize(Ctx, K);
     if (auto *Why = std::get_if<std::string>(&Block)) {
       Ctx.missed(K.Name, K.Loc,
@@ -122,7 +118,7 @@ private:
                       Twine(NewThreads) + " threads, no fewer than " +
                       Twine(Threads));
     std::variant<BlockSizeChange, std::string> Plan = planBlockSizeChange(
-        Ctx, K, Threads, NewThreads, Ctx.params().getBool("reassociate"));
+        Ctx, K, Threads, NewThreads, options().Reassociate);
     if (auto *Why = std::get_if<std::string>(&Plan))
       return NotFixed(*Why);
     BlockSizeChange &Change = std::get<BlockSizeChange>(Plan);

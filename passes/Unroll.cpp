@@ -13,7 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kopt/Pipeline/Pass.h"
+#include "Options.h"
+#include "kopt/Pass/Pass.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
@@ -28,14 +29,7 @@ namespace kopt {
 
 namespace {
 
-class UnrollPass : public Pass {
-public:
-  void run(PassContext &Ctx) override {
-    for (const KernelInfo &K : Ctx.info().Kernels)
-      runOnKernel(Ctx, K);
-  }
-
-private:
+class UnrollPass : public KernelPass<UnrollOptions> {
   static std::optional<int64_t> gridSize(PassContext &Ctx,
                                          const KernelInfo &K) {
     if (Ctx.info().hasUnknownLaunches(K.Name))
@@ -81,11 +75,13 @@ private:
     return (*Bound + *Threads - 1) / *Threads;
   }
 
-  void runOnKernel(PassContext &Ctx, const KernelInfo &K) {
+  void runOnKernel(KernelContext &KC) override {
+    PassContext &Ctx = KC.pass();
+    const KernelInfo &K = KC.kernel();
     ASTContext &AC = Ctx.deviceContext();
     const SourceManager &SM = AC.getSourceManager();
     ParentMap Parents(K.Decl->getBody());
-    uint64_t Factor = Ctx.params().getUInt("factor");
+    uint64_t Factor = options().Factor;
     for (const LoopInfo &L : K.Loops) {
       if (!L.For) {
         Ctx.missed(K.Name, L.Loc,

@@ -30,7 +30,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kopt/Pipeline/Pass.h"
+#include "Options.h"
+#include "kopt/Pass/Pass.h"
 
 #include "SourceLayout.h"
 
@@ -293,15 +294,10 @@ std::string carrierType(StringRef Element, unsigned Bytes) {
   }
 }
 
-class VectorizeLoadsPass : public Pass {
-public:
-  void run(PassContext &Ctx) override {
-    for (const KernelInfo &K : Ctx.info().Kernels)
-      runOnKernel(Ctx, K);
-  }
-
-private:
-  void runOnKernel(PassContext &Ctx, const KernelInfo &K) {
+class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
+  void runOnKernel(KernelContext &KC) override {
+    PassContext &Ctx = KC.pass();
+    const KernelInfo &K = KC.kernel();
     if (K.IsTemplate) {
       Ctx.missed(K.Name, K.Loc, "template kernels are not vectorized yet");
       return;
@@ -413,7 +409,7 @@ private:
     // That is only right when the kernel then combines all threads' values
     // with an associative operation, which the user must vouch for.
     std::vector<std::string> Carried = carriedState(R.Body, R.Var, AC);
-    if (!Carried.empty() && !Ctx.params().getBool("reassociate"))
+    if (!Carried.empty() && !options().Reassociate)
       return Refuse("the loop carries '" + join(Carried, "', '") +
                         "' from one element to the next; vectorizing changes "
                         "which thread accumulates which elements "
@@ -497,7 +493,7 @@ private:
       WidestBytes = std::max(WidestBytes, P.ElementBytes);
     }
     Plan Result;
-    std::optional<uint64_t> Requested = Ctx.params().getAutoUInt("width");
+    std::optional<uint64_t> Requested = options().Width;
     Result.Width = Requested ? unsigned(*Requested) : VectorBytes / WidestBytes;
     if (Result.Width < 2 || !isPowerOf2_32(Result.Width))
       return Refuse(Requested ? "width=" + Twine(*Requested) +

@@ -49,7 +49,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kopt/Pipeline/Pass.h"
+#include "Options.h"
+#include "kopt/Pass/Pass.h"
 
 #include "SourceLayout.h"
 
@@ -289,11 +290,9 @@ const Stmt *findEarlyExit(const Stmt *S, SourceLocation Before,
   return nullptr;
 }
 
-class WarpReducePass : public Pass {
-public:
-  void run(PassContext &Ctx) override {
+class WarpReducePass : public FilePass<WarpReduceOptions> {
+  void runOnFile(PassContext &Ctx) override {
     ASTContext &AC = Ctx.deviceContext();
-    Reassociate = Ctx.params().getBool("reassociate");
     for (const KernelInfo &K : Ctx.info().Kernels)
       KernelOf[K.Decl] = &K;
     collectFunctions(AC);
@@ -301,7 +300,6 @@ public:
       runOnFunction(Ctx, F);
   }
 
-private:
   /// Function definitions of the main file, and who calls whom (by
   /// reference: a reference that is not a direct call is recorded with a
   /// null CallExpr).
@@ -637,7 +635,7 @@ private:
                          "' is not one __shfl_xor_sync moves as a single "
                          "value (float, double, 32/64-bit integers)",
                      T.Loc};
-    if (T.Add && T.Element->isFloatingType() && !Reassociate)
+    if (T.Add && T.Element->isFloatingType() && !options().Reassociate)
       return Refusal{"the tree sums floating-point values; warp shuffles add "
                      "them in another order, which may change rounding "
                      "(reassociate=true allows it)",
@@ -884,7 +882,6 @@ private:
     const CallExpr *Call = nullptr; ///< set when Ref is a direct callee
   };
 
-  bool Reassociate = false;
   std::vector<const FunctionDecl *> Functions;
   std::map<const FunctionDecl *, const KernelInfo *> KernelOf;
   std::map<const FunctionDecl *, std::vector<Use>> Uses;

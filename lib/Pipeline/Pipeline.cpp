@@ -20,89 +20,6 @@ std::error_code PipelineError::convertToErrorCode() const {
   return inconvertibleErrorCode();
 }
 
-std::string ParamValue::str(ParamType T) const {
-  switch (T) {
-  case ParamType::Bool:
-    return Bool ? "true" : "false";
-  case ParamType::UInt:
-    return utostr(UInt);
-  case ParamType::AutoUInt:
-    return IsAuto ? "auto" : utostr(UInt);
-  case ParamType::String:
-    return String;
-  }
-  llvm_unreachable("bad parameter type");
-}
-
-Expected<ParamValue> parseParamValue(ParamType T, StringRef Text) {
-  ParamValue V;
-  auto Fail = [&](StringRef Expected) -> llvm::Error {
-    return createStringError(inconvertibleErrorCode(),
-                             "expects " + Expected + ", got '" + Text + "'");
-  };
-  switch (T) {
-  case ParamType::Bool:
-    if (Text == "true" || Text == "1")
-      V.Bool = true;
-    else if (Text == "false" || Text == "0")
-      V.Bool = false;
-    else
-      return Fail("true or false");
-    return V;
-  case ParamType::AutoUInt:
-    if (Text == "auto") {
-      V.IsAuto = true;
-      return V;
-    }
-    [[fallthrough]];
-  case ParamType::UInt:
-    // getAsInteger accepts 0x and leading zeros' octal; users mean decimal.
-    if (Text.empty() || !all_of(Text, isDigit) || Text.size() > 9 ||
-        Text.getAsInteger(10, V.UInt))
-      return Fail(T == ParamType::AutoUInt
-                      ? "'auto' or an unsigned integer below 10^9"
-                      : "an unsigned integer below 10^9");
-    return V;
-  case ParamType::String:
-    V.String = Text.str();
-    return V;
-  }
-  llvm_unreachable("bad parameter type");
-}
-
-const ParamValue &PassInstance::value(StringRef Key) const {
-  for (size_t I = 0; I < Spec->Params.size(); ++I)
-    if (Spec->Params[I].Key == Key)
-      return Values[I];
-  report_fatal_error(Twine("pass '") + Spec->Name + "' has no parameter '" +
-                     Key + "'");
-}
-
-bool PassInstance::getBool(StringRef Key) const { return value(Key).Bool; }
-uint64_t PassInstance::getUInt(StringRef Key) const { return value(Key).UInt; }
-std::optional<uint64_t> PassInstance::getAutoUInt(StringRef Key) const {
-  const ParamValue &V = value(Key);
-  if (V.IsAuto)
-    return std::nullopt;
-  return V.UInt;
-}
-StringRef PassInstance::getString(StringRef Key) const {
-  return value(Key).String;
-}
-
-std::string PassInstance::str() const {
-  std::string S = Spec->Name.str();
-  if (Spec->Params.empty())
-    return S;
-  S += "{";
-  for (size_t I = 0; I < Spec->Params.size(); ++I) {
-    if (I)
-      S += ",";
-    S += Spec->Params[I].Key.str() + "=" + Values[I].str(Spec->Params[I].Type);
-  }
-  return S + "}";
-}
-
 std::string Pipeline::str() const {
   std::string S;
   for (const PassInstance &P : Passes) {
@@ -119,7 +36,8 @@ bool isNameChar(char C) { return isAlnum(C) || C == '-' || C == '_'; }
 
 class Parser {
 public:
-  explicit Parser(StringRef Text) : Text(Text) {}
+  Parser(StringRef Text, const PassRegistry &Registry)
+      : Text(Text), Registry(Registry) {}
 
   Expected<Pipeline> parse() {
     Pipeline P;
@@ -176,16 +94,16 @@ private:
       return error("expected a pass name, found '" + Text.substr(Pos, 1) + "'",
                    Pos);
     skipSpace();
-    if (const PipelineAlias *Alias = findPipelineAlias(Name)) {
+    if (const PipelineAlias *Alias = Registry.findAlias(Name)) {
       if (Pos < Text.size() && Text[Pos] == '{')
         return error("pipeline '" + Name + "' takes no parameters", Pos);
-      Expected<Pipeline> Expanded = parsePipeline(Alias->Pipeline);
+      Expected<Pipeline> Expanded = parsePipeline(Alias->Pipeline, Registry);
       if (!Expanded)
         return Expanded.takeError();
       append_range(P.Passes, Expanded->Passes);
       return Error::success();
     }
-    const PassSpec *Spec = findPass(Name);
+    const PassSpec *Spec = Registry.findPass(Name);
     if (!Spec)
       return error("unknown pass '" + Name +
                        "' (kopt-opt --print-passes lists them)",
@@ -266,13 +184,14 @@ private:
   }
 
   StringRef Text;
+  const PassRegistry &Registry;
   size_t Pos = 0;
 };
 
 } // namespace
 
-Expected<Pipeline> parsePipeline(StringRef Text) {
-  return Parser(Text).parse();
+Expected<Pipeline> parsePipeline(StringRef Text, const PassRegistry &Registry) {
+  return Parser(Text, Registry).parse();
 }
 
 } // namespace kopt

@@ -8,10 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "kopt/Analysis/KernelInfo.h"
+#include "kopt/Driver/NvccResourceEstimator.h"
 #include "kopt/Frontend/CompileFlags.h"
 #include "kopt/Frontend/CudaFrontend.h"
+#include "kopt/Passes/BuiltinPasses.h"
+#include "kopt/Pipeline/PassManager.h"
 #include "kopt/Pipeline/Pipeline.h"
-#include "kopt/Rewrite/Optimizer.h"
 #include "kopt/Rewrite/UnifiedDiff.h"
 
 #include "llvm/Pass.h"
@@ -70,6 +72,12 @@ cl::opt<std::string> ResourceDir(
     cl::desc("Clang resource directory (default: next to kopt-opt, then the "
              "one it was built with)"),
     cl::value_desc("dir"), cl::cat(Category));
+cl::opt<std::string>
+    Nvcc("nvcc",
+         cl::desc("nvcc that passes ask about registers and spills "
+                  "(default: $KOPT_NVCC, $CUDA_PATH/bin, PATH, "
+                  "/usr/local/cuda/bin)"),
+         cl::value_desc("path"), cl::cat(Category));
 cl::opt<bool> PrintPasses("print-passes",
                           cl::desc("List the passes and their parameters"),
                           cl::cat(Category));
@@ -101,22 +109,7 @@ int fail(int Code, const Twine &Message) {
   return Code;
 }
 
-std::string passList() {
-  std::string S;
-  raw_string_ostream OS(S);
-  OS << "Passes:\n";
-  for (const PassSpec &P : registeredPasses()) {
-    OS << "  " << P.Name << "\n      " << P.Summary << "\n";
-    for (const ParamSpec &Param : P.Params)
-      OS << formatv("      {0,-12} {1,-10} default {2,-6} {3}\n", Param.Key,
-                    paramTypeName(Param.Type), Param.Default, Param.Help);
-  }
-  OS << "Pipelines:\n";
-  for (const PipelineAlias &A : pipelineAliases())
-    OS << "  " << A.Name << " = " << A.Pipeline << "\n      " << A.Summary
-       << "\n";
-  return S;
-}
+std::string passList() { return builtinPasses().describe(); }
 
 /// Pipeline errors point at the offending token, like clang's caret.
 int pipelineError(StringRef Text, Error E) {
@@ -220,7 +213,7 @@ int main(int argc, char **argv) {
     return fail(UsageError, "-O and -passes are mutually exclusive");
   Pipeline P;
   if (!PipelineText.empty() || Passes.getNumOccurrences()) {
-    Expected<Pipeline> Parsed = parsePipeline(PipelineText);
+    Expected<Pipeline> Parsed = parsePipeline(PipelineText, builtinPasses());
     if (!Parsed)
       return pipelineError(PipelineText, Parsed.takeError());
     P = std::move(*Parsed);
@@ -285,15 +278,17 @@ int main(int argc, char **argv) {
     return Success;
   }
 
-  OptimizerHooks Hooks;
+  NvccResourceEstimator Estimator(Nvcc.getValue());
+  PassManagerOptions PMOptions;
+  PMOptions.Estimator = &Estimator;
   if (!DumpRolledBack.empty())
-    Hooks.OnRollback = [](StringRef Pass, StringRef Candidate) {
+    PMOptions.OnRollback = [](StringRef Pass, StringRef Candidate) {
       if (Error E =
               writeOutput(DumpRolledBack + "." + Pass.str() + ".cu", Candidate))
         fail(InputError, toString(std::move(E)));
     };
   Expected<OptimizeResult> Result =
-      optimize(Frontend, AbsolutePath, Code, P, Hooks);
+      runPipeline(Frontend, AbsolutePath, Code, P, PMOptions);
   if (!Result)
     return reportInputError(Result.takeError());
   // A source without kernels parses, but there is nothing for kopt in it.

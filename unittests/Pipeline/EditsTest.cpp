@@ -1,6 +1,6 @@
 //===- EditsTest.cpp - Merging edits from the device and host parses -----===//
 
-#include "kopt/Pipeline/Edits.h"
+#include "kopt/Pass/Edits.h"
 
 #include "../TestHelpers.h"
 #include "gtest/gtest.h"

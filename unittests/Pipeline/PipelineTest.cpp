@@ -1,6 +1,7 @@
 //===- PipelineTest.cpp - Pipeline parsing and printing -------------------===//
 
 #include "kopt/Pipeline/Pipeline.h"
+#include "kopt/Passes/BuiltinPasses.h"
 
 #include "../TestHelpers.h"
 #include "gtest/gtest.h"
@@ -10,7 +11,7 @@ using namespace kopt;
 namespace {
 
 std::string canonical(llvm::StringRef Text) {
-  llvm::Expected<Pipeline> P = parsePipeline(Text);
+  llvm::Expected<Pipeline> P = parsePipeline(Text, builtinPasses());
   if (!P)
     return "error: " + llvm::toString(P.takeError());
   return P->str();
@@ -18,7 +19,7 @@ std::string canonical(llvm::StringRef Text) {
 
 /// The error message and position of a pipeline that must not parse.
 std::pair<std::string, size_t> failure(llvm::StringRef Text) {
-  llvm::Expected<Pipeline> P = parsePipeline(Text);
+  llvm::Expected<Pipeline> P = parsePipeline(Text, builtinPasses());
   EXPECT_FALSE(static_cast<bool>(P)) << Text.str();
   if (P)
     return {"", 0};
@@ -36,23 +37,24 @@ TEST(PipelineTest, FillsDefaults) {
 
 TEST(PipelineTest, ParsesTypedParameters) {
   llvm::Expected<Pipeline> P =
-      parsePipeline("launch-bounds{max-threads=256,replace=true}");
+      parsePipeline("launch-bounds{max-threads=256,replace=true}",
+                    builtinPasses());
   KOPT_ASSERT_VALUE(P);
   ASSERT_EQ(P->Passes.size(), 1u);
-  EXPECT_EQ(P->Passes[0].getAutoUInt("max-threads"),
+  EXPECT_EQ(P->Passes[0].get<ParamType::AutoUInt>("max-threads"),
             std::optional<uint64_t>(256));
-  EXPECT_EQ(P->Passes[0].getUInt("min-blocks"), 0u);
-  EXPECT_TRUE(P->Passes[0].getBool("replace"));
+  EXPECT_EQ(P->Passes[0].get<ParamType::UInt>("min-blocks"), 0u);
+  EXPECT_TRUE(P->Passes[0].get<ParamType::Bool>("replace"));
 }
 
 TEST(PipelineTest, AutoIsNotAValue) {
-  llvm::Expected<Pipeline> P = parsePipeline("vectorize-loads");
+  llvm::Expected<Pipeline> P = parsePipeline("vectorize-loads", builtinPasses());
   KOPT_ASSERT_VALUE(P);
-  EXPECT_EQ(P->Passes[0].getAutoUInt("width"), std::nullopt);
+  EXPECT_EQ(P->Passes[0].get<ParamType::AutoUInt>("width"), std::nullopt);
 }
 
 TEST(PipelineTest, RoundTripsEveryRegisteredPass) {
-  for (const PassSpec &Spec : registeredPasses()) {
+  for (const PassSpec &Spec : builtinPasses().passes()) {
     std::string Once = canonical(Spec.Name);
     EXPECT_EQ(canonical(Once), Once) << Spec.Name.str();
   }
@@ -61,7 +63,7 @@ TEST(PipelineTest, RoundTripsEveryRegisteredPass) {
 }
 
 TEST(PipelineTest, ExpandsNamedPipelines) {
-  const PipelineAlias *Default = findPipelineAlias("default");
+  const PipelineAlias *Default = builtinPasses().findAlias("default");
   ASSERT_NE(Default, nullptr);
   EXPECT_EQ(canonical("default"), canonical(Default->Pipeline));
 }

@@ -12,55 +12,15 @@
 #ifndef KOPT_PIPELINE_PIPELINE_H
 #define KOPT_PIPELINE_PIPELINE_H
 
-#include "kopt/Pipeline/PassRegistry.h"
+#include "kopt/Pass/PassOptions.h"
+#include "kopt/Pass/PassRegistry.h"
 
 #include "llvm/Support/Error.h"
 
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace kopt {
-
-/// A parameter's value, of its spec's type.
-struct ParamValue {
-  bool Bool = false;
-  uint64_t UInt = 0;
-  bool IsAuto = false; ///< for AutoUInt
-  std::string String;
-
-  /// The value as the user writes it.
-  std::string str(ParamType T) const;
-};
-
-/// Parses Text as a value of type T; returns an error message on failure.
-llvm::Expected<ParamValue> parseParamValue(ParamType T, llvm::StringRef Text);
-
-/// One pass of a pipeline with all its parameters set.
-class PassInstance {
-public:
-  PassInstance(const PassSpec &Spec, std::vector<ParamValue> Values)
-      : Spec(&Spec), Values(std::move(Values)) {}
-
-  const PassSpec &spec() const { return *Spec; }
-  llvm::StringRef name() const { return Spec->Name; }
-
-  bool getBool(llvm::StringRef Key) const;
-  uint64_t getUInt(llvm::StringRef Key) const;
-  /// std::nullopt means "auto".
-  std::optional<uint64_t> getAutoUInt(llvm::StringRef Key) const;
-  llvm::StringRef getString(llvm::StringRef Key) const;
-
-  /// `name{key=value,...}` with every parameter.
-  std::string str() const;
-
-private:
-  const ParamValue &value(llvm::StringRef Key) const;
-
-  const PassSpec *Spec;
-  std::vector<ParamValue> Values; ///< in the order of Spec->Params
-};
 
 struct Pipeline {
   std::vector<PassInstance> Passes;
@@ -79,8 +39,10 @@ public:
   size_t Position;
 };
 
-/// Parses a pipeline; named pipelines (e.g. `default`) are expanded.
-llvm::Expected<Pipeline> parsePipeline(llvm::StringRef Text);
+/// Parses a pipeline of Registry's passes; named pipelines (e.g. `default`)
+/// are expanded.
+llvm::Expected<Pipeline> parsePipeline(llvm::StringRef Text,
+                                       const PassRegistry &Registry);
 
 } // namespace kopt
 

@@ -8,7 +8,7 @@
 // RUN: %strip_checks %t.max.cu | FileCheck %s --check-prefix=MAX
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.max.cu %}
 // RUN: kopt-opt %s -passes='register-cache{check-resources=false,max-elems=0}' -Rpass-missed=register-cache -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO
-// RUN: kopt-opt %s -passes='register-cache{nvcc=/nonexistent/nvcc}' -Rpass=register-cache -Rpass-missed=register-cache -o %t.nonvcc.cu 2>&1 | FileCheck %s --check-prefix=NONVCC
+// RUN: kopt-opt %s --nvcc=/nonexistent/nvcc -passes=register-cache -Rpass=register-cache -Rpass-missed=register-cache -o %t.nonvcc.cu 2>&1 | FileCheck %s --check-prefix=NONVCC
 // RUN: cmp %s %t.nonvcc.cu
 // RUN: kopt-opt %t.cu -passes='register-cache{check-resources=false}' -o %t.again.cu
 // RUN: cmp %t.cu %t.again.cu

@@ -6,7 +6,7 @@
 // RUN: kopt-opt %s -passes='register-cache{max-elems=256}' -Rpass=register-cache -Rpass-missed=register-cache -o %t.big.cu 2>&1 | FileCheck %s --check-prefix=SPILL
 // RUN: cmp %s %t.big.cu
 // RUN: kopt-opt %s -passes='register-cache{max-elems=256,check-resources=false}' -Rpass=register-cache -o %t.unchecked.cu 2>&1 | FileCheck %s --check-prefix=UNCHECKED
-// RUN: kopt-opt %s -passes='register-cache{nvcc=%nvcc}' -Rpass=register-cache -o /dev/null 2>&1 | FileCheck %s --check-prefix=OK
+// RUN: kopt-opt %s --nvcc=%nvcc -passes=register-cache -Rpass=register-cache -o /dev/null 2>&1 | FileCheck %s --check-prefix=OK
 // REQUIRES: filecheck, cuda-toolkit
 #include <cuda_runtime.h>
 

@@ -1,6 +1,6 @@
 //===- Edits.cpp - The source edits a pass proposes -----------------------===//
 
-#include "kopt/Pipeline/Edits.h"
+#include "kopt/Pass/Edits.h"
 
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"

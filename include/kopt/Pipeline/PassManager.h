@@ -1,4 +1,4 @@
-//===- Optimizer.h - Run a pipeline with verification -----------*- C++ -*-===//
+//===- PassManager.h - Run a pipeline with verification ---------*- C++ -*-===//
 //
 // Runs passes one after the other. After each pass that proposed edits, the
 // edited source is re-parsed (device and host) and checked: a pass whose
@@ -8,15 +8,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KOPT_REWRITE_OPTIMIZER_H
-#define KOPT_REWRITE_OPTIMIZER_H
+#ifndef KOPT_PIPELINE_PASSMANAGER_H
+#define KOPT_PIPELINE_PASSMANAGER_H
 
 #include "kopt/Frontend/CudaFrontend.h"
+#include "kopt/Pass/Remark.h"
+#include "kopt/Pass/ResourceEstimator.h"
 #include "kopt/Pipeline/Pipeline.h"
-#include "kopt/Pipeline/Remark.h"
 
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,23 +38,21 @@ struct OptimizeResult {
   size_t InputKernels = 0;
 };
 
-class Pass;
-
-struct OptimizerHooks {
-  /// Builds a pass by name; createPass (the registry) by default. Tests
-  /// substitute passes that misbehave on purpose.
-  std::function<std::unique_ptr<Pass>(llvm::StringRef)> CreatePass;
+struct PassManagerOptions {
+  /// Answers passes' register and spill questions; null: none available.
+  ResourceEstimator *Estimator = nullptr;
   /// Sees each rolled-back candidate source, for debugging a pass.
   std::function<void(llvm::StringRef Pass, llvm::StringRef Code)> OnRollback;
 };
 
 /// Parses Code and runs P over it. Fails only if the input itself does not
 /// parse; a broken pass is rolled back, not an error.
-llvm::Expected<OptimizeResult> optimize(const CudaFrontend &Frontend,
-                                        llvm::StringRef Path,
-                                        llvm::StringRef Code, const Pipeline &P,
-                                        const OptimizerHooks &Hooks = {});
+llvm::Expected<OptimizeResult> runPipeline(const CudaFrontend &Frontend,
+                                           llvm::StringRef Path,
+                                           llvm::StringRef Code,
+                                           const Pipeline &P,
+                                           const PassManagerOptions &Options = {});
 
 } // namespace kopt
 
-#endif // KOPT_REWRITE_OPTIMIZER_H
+#endif // KOPT_PIPELINE_PASSMANAGER_H

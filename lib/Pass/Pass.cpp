@@ -1,6 +1,6 @@
 //===- Pass.cpp - The interface of a rewrite pass -------------------------===//
 
-#include "kopt/Pipeline/Pass.h"
+#include "kopt/Pass/Pass.h"
 
 namespace kopt {
 

@@ -1,7 +1,7 @@
-//===- OptimizerTest.cpp - Verification and rollback of passes ------------===//
+//===- PassManagerTest.cpp - Verification and rollback of passes ----------===//
 
-#include "kopt/Rewrite/Optimizer.h"
-#include "kopt/Pipeline/Pass.h"
+#include "kopt/Pipeline/PassManager.h"
+#include "kopt/Pass/Pass.h"
 
 #include "../ParseHelper.h"
 #include "../TestHelpers.h"
@@ -33,26 +33,29 @@ public:
 };
 
 OptimizeResult runWith(std::unique_ptr<Pass> P) {
-  llvm::Expected<Pipeline> Pipe = parsePipeline("launch-bounds");
-  EXPECT_TRUE(static_cast<bool>(Pipe));
+  // A registry of one pass, "edit", that runs P.
   std::shared_ptr<Pass> Shared(std::move(P));
-  OptimizerHooks Hooks;
-  Hooks.CreatePass = [&](llvm::StringRef) {
-    struct Forward : Pass {
-      std::shared_ptr<Pass> To;
-      void run(PassContext &Ctx) override { To->run(Ctx); }
-    };
-    auto F = std::make_unique<Forward>();
-    F->To = Shared;
-    return std::unique_ptr<Pass>(std::move(F));
-  };
+  PassRegistry Registry;
+  Registry.addPass({"edit", "a test pass", {}, [Shared] {
+                      struct Forward : Pass {
+                        std::shared_ptr<Pass> To;
+                        void run(PassContext &Ctx) override { To->run(Ctx); }
+                      };
+                      auto F = std::make_unique<Forward>();
+                      F->To = Shared;
+                      return std::unique_ptr<Pass>(std::move(F));
+                    }});
+  llvm::Expected<Pipeline> Pipe = parsePipeline("edit", Registry);
+  EXPECT_TRUE(static_cast<bool>(Pipe));
+  if (!Pipe)
+    return OptimizeResult();
   llvm::Expected<OptimizeResult> R =
-      optimize(testFrontend(), "/virtual/k.cu", Source, *Pipe, Hooks);
+      runPipeline(testFrontend(), "/virtual/k.cu", Source, *Pipe);
   EXPECT_TRUE(static_cast<bool>(R)) << messageOf(R.takeError());
   return R ? std::move(*R) : OptimizeResult();
 }
 
-TEST(OptimizerTest, KeepsAVerifiedEdit) {
+TEST(PassManagerTest, KeepsAVerifiedEdit) {
   OptimizeResult R = runWith(std::make_unique<EditingPass>("1.0f", "2.0f"));
   EXPECT_NE(R.Code.find("p[i] = 2.0f"), std::string::npos);
   ASSERT_EQ(R.Remarks.size(), 1u);
@@ -60,7 +63,7 @@ TEST(OptimizerTest, KeepsAVerifiedEdit) {
   EXPECT_FALSE(R.Runs[0].RolledBack);
 }
 
-TEST(OptimizerTest, RollsBackOutputThatDoesNotParse) {
+TEST(PassManagerTest, RollsBackOutputThatDoesNotParse) {
   OptimizeResult R = runWith(std::make_unique<EditingPass>("1.0f;", "1.0f"));
   EXPECT_EQ(R.Code, Source);
   ASSERT_EQ(R.Remarks.size(), 1u);
@@ -70,7 +73,7 @@ TEST(OptimizerTest, RollsBackOutputThatDoesNotParse) {
   EXPECT_TRUE(R.Runs[0].RolledBack);
 }
 
-TEST(OptimizerTest, RollsBackAChangedKernelSignature) {
+TEST(PassManagerTest, RollsBackAChangedKernelSignature) {
   OptimizeResult R = runWith(
       std::make_unique<EditingPass>("float *p, int n)", "float *p, long n)"));
   EXPECT_EQ(R.Code, Source);
@@ -80,7 +83,7 @@ TEST(OptimizerTest, RollsBackAChangedKernelSignature) {
       << R.Remarks[0].Message;
 }
 
-TEST(OptimizerTest, RollsBackAChangedLauncherSignature) {
+TEST(PassManagerTest, RollsBackAChangedLauncherSignature) {
   OptimizeResult R = runWith(std::make_unique<EditingPass>(
       "launch(float *p, int n)", "launch(float *p, unsigned n)"));
   EXPECT_EQ(R.Code, Source);
@@ -90,7 +93,7 @@ TEST(OptimizerTest, RollsBackAChangedLauncherSignature) {
       << R.Remarks[0].Message;
 }
 
-TEST(OptimizerTest, AllowsAbiCompatibleQualifiers) {
+TEST(PassManagerTest, AllowsAbiCompatibleQualifiers) {
   OptimizeResult R = runWith(
       std::make_unique<EditingPass>("k(float *p", "k(float *__restrict__ p"));
   EXPECT_NE(R.Code.find("__restrict__"), std::string::npos);

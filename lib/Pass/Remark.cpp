@@ -1,6 +1,6 @@
 //===- Remark.cpp - What a pass did, and what it did not and why ---------===//
 
-#include "kopt/Pipeline/Remark.h"
+#include "kopt/Pass/Remark.h"
 
 using namespace llvm;
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KOPT_PIPELINE_EDITS_H
-#define KOPT_PIPELINE_EDITS_H
+#ifndef KOPT_PASS_EDITS_H
+#define KOPT_PASS_EDITS_H
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Tooling/Core/Replacement.h"
@@ -51,4 +51,4 @@ private:
 
 } // namespace kopt
 
-#endif // KOPT_PIPELINE_EDITS_H
+#endif // KOPT_PASS_EDITS_H

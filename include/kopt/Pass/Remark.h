@@ -1,7 +1,7 @@
 //===- Remark.h - What a pass did, and what it did not and why -*- C++ -*-===//
 
-#ifndef KOPT_PIPELINE_REMARK_H
-#define KOPT_PIPELINE_REMARK_H
+#ifndef KOPT_PASS_REMARK_H
+#define KOPT_PASS_REMARK_H
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Regex.h"
@@ -39,4 +39,4 @@ struct RemarkFilter {
 
 } // namespace kopt
 
-#endif // KOPT_PIPELINE_REMARK_H
+#endif // KOPT_PASS_REMARK_H

@@ -1,0 +1,58 @@
+//===- ResourceEstimator.h - Registers and spills of a source ---*- C++ -*-===//
+//
+// Some rewrites trade registers for memory traffic and are only worth it if
+// the compiler does not spill. A pass never runs a compiler itself: it asks
+// the estimator the tool gives it (kopt-opt compiles with nvcc -Xptxas -v;
+// kopt-search caches the answers by source; tests use a fake).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_PASS_RESOURCEESTIMATOR_H
+#define KOPT_PASS_RESOURCEESTIMATOR_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kopt {
+
+/// What ptxas reports for one kernel.
+struct KernelResources {
+  std::string Name; ///< demangled, e.g. "k(float*, int)", or plain "k"
+  unsigned Registers = 0;
+  uint64_t SharedBytes = 0;
+  uint64_t StackFrameBytes = 0;
+  uint64_t SpillStoreBytes = 0;
+  uint64_t SpillLoadBytes = 0;
+
+  bool usesLocalMemory() const {
+    return StackFrameBytes || SpillStoreBytes || SpillLoadBytes;
+  }
+};
+
+struct ResourceReport {
+  std::vector<KernelResources> Kernels;
+  /// The kernel called Name (matched up to its parameter list).
+  const KernelResources *kernel(llvm::StringRef Name) const;
+};
+
+class ResourceEstimator {
+public:
+  virtual ~ResourceEstimator();
+  /// Why no estimate can be made at all (e.g. no compiler), or nothing.
+  virtual std::optional<std::string> unavailable() const = 0;
+  /// Compiles Code (the text of the file at Path, whose directory is on the
+  /// include path) for Arch and reports each kernel's resources; an error
+  /// when the source does not compile or no compiler is available.
+  virtual llvm::Expected<ResourceReport>
+  estimate(llvm::StringRef Path, llvm::StringRef Code,
+           llvm::StringRef Arch) = 0;
+};
+
+} // namespace kopt
+
+#endif // KOPT_PASS_RESOURCEESTIMATOR_H
