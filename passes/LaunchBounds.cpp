@@ -53,7 +53,10 @@ class LaunchBoundsPass : public KernelPass<LaunchBoundsOptions> {
       if (!Threads)
         return Refuse("the launch at " + str(L->Loc) + " uses block size '" +
                       L->Block.Text +
-                      "', which is not a compile-time constant");
+                      "', which is not a compile-time constant" +
+                      (L->Block.WhyUnknown.empty()
+                           ? ""
+                           : " (" + L->Block.WhyUnknown + ")"));
       Sizes.emplace(*Threads, L);
     }
     if (Requested) {

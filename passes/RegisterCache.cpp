@@ -48,6 +48,7 @@
 #include "kopt/Pass/Pass.h"
 
 #include "SourceLayout.h"
+#include "kopt/Analysis/ControlFlow.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
@@ -372,34 +373,6 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
     return referencedVar(BA) && referencedVar(BA) == referencedVar(BB);
   }
 
-  /// Is E evaluated on every iteration of Loop's body (not under a branch,
-  /// a short-circuit operand or a nested loop)?
-  static bool isUnconditional(const Expr *E, const ForStmt *Loop,
-                              ParentMap &PM) {
-    const Stmt *Child = E;
-    while (true) {
-      const Stmt *P = PM.getParent(const_cast<Stmt *>(Child));
-      if (!P)
-        return false;
-      if (P == Loop)
-        return Child == Loop->getBody();
-      if (const auto *If = dyn_cast<IfStmt>(P)) {
-        if (Child != If->getCond())
-          return false;
-      } else if (const auto *C = dyn_cast<AbstractConditionalOperator>(P)) {
-        if (Child != C->getCond())
-          return false;
-      } else if (const auto *B = dyn_cast<BinaryOperator>(P)) {
-        if (B->isLogicalOp() && Child == B->getRHS())
-          return false;
-      } else if (isa<ForStmt, WhileStmt, DoStmt, SwitchStmt, CXXForRangeStmt,
-                     LambdaExpr, SwitchCase>(P)) {
-        return false;
-      }
-      Child = P;
-    }
-  }
-
   /// Global reads `p[idx]` of pointer parameters in the body of Loop.
   static std::map<Key, std::vector<const AccessInfo *>>
   readsIn(const ForStmt *Loop, const KernelInfo &K, ASTContext &AC) {
@@ -673,7 +646,7 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
           }
           const AccessInfo *Load = nullptr;
           for (const AccessInfo *X : ReadsA[KeyAB])
-            if (isUnconditional(X->Expr, A, PM)) {
+            if (runsWheneverBodyRuns(X->Expr, A->getBody(), PM)) {
               Load = X;
               break;
             }

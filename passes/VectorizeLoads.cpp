@@ -34,6 +34,7 @@
 #include "kopt/Pass/Pass.h"
 
 #include "SourceLayout.h"
+#include "kopt/Analysis/ControlFlow.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -546,12 +547,58 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
       }
     }
 
+    // The vector accesses run for every element: each must stand for an
+    // access the original makes for every element too. A store under a
+    // condition (`if (p != NULL) p[i] = v;`) may not become an unconditional
+    // store, and a pointer the original only reads under a condition (or
+    // only writes) may not gain an unconditional load.
     for (auto &[Decl, P] : Vectorized) {
-      for (const ArraySubscriptExpr *E : P.Accesses)
-        P.FullyWritten |= isUnconditionalStore(E, R.Body, Parents);
+      const ArraySubscriptExpr *GuardedStore = nullptr, *GuardedLoad = nullptr;
+      bool UnconditionalLoad = false;
+      for (const ArraySubscriptExpr *E : P.Accesses) {
+        const AccessInfo *A = accessOf(K, E);
+        bool Always = runsWheneverBodyRuns(E, R.Body, Parents);
+        if (A->writes()) {
+          if (!Always && !GuardedStore)
+            GuardedStore = E;
+          P.FullyWritten |= Always && A->K == AccessInfo::Store;
+        }
+        if (A->reads()) {
+          UnconditionalLoad |= Always;
+          if (!Always && !GuardedLoad)
+            GuardedLoad = E;
+        }
+      }
+      if (GuardedStore)
+        return Refuse(guardedAccess(*accessOf(K, GuardedStore), R.Body,
+                                    Parents, AC) +
+                          ": a vector store would write every element",
+                      lineCol(GuardedStore->getBeginLoc(), AC));
+      if (P.Reads && !UnconditionalLoad)
+        return Refuse(guardedAccess(*accessOf(K, GuardedLoad), R.Body,
+                                    Parents, AC) +
+                          ": a vector load would read every element",
+                      lineCol(GuardedLoad->getBeginLoc(), AC));
       Result.Pointers.push_back(P);
     }
     return Result;
+  }
+
+  static const AccessInfo *accessOf(const KernelInfo &K,
+                                    const ArraySubscriptExpr *E) {
+    for (const AccessInfo &A : K.Accesses)
+      if (A.Expr == E)
+        return &A;
+    return nullptr;
+  }
+
+  /// "the store to 'p[i]' runs only when 'p != NULL'".
+  static std::string guardedAccess(const AccessInfo &A, const Stmt *Body,
+                                   ParentMap &Parents, ASTContext &AC) {
+    const Stmt *Guard = guardOf(A.Expr, Body, Parents);
+    return std::string(A.writes() ? "the store to '" : "the load of '") +
+           A.Base + "[" + A.Index + "]' runs only when '" +
+           oneLine(sourceText(Guard->getSourceRange(), AC)) + "'";
   }
 
   /// Which top-level statement of Body holds E (0 if Body is not compound).
@@ -570,20 +617,6 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
       ++Index;
     }
     return Index;
-  }
-
-  /// `p[i] = ...;` as a statement of Body itself (not under a branch).
-  static bool isUnconditionalStore(const ArraySubscriptExpr *E,
-                                   const Stmt *Body, ParentMap &Parents) {
-    const Stmt *Assign = Parents.getParentIgnoreParenImpCasts(
-        const_cast<ArraySubscriptExpr *>(E));
-    std::optional<WriteOf> W = writeOf(Assign);
-    if (!W || !W->Plain || W->Target->IgnoreParenImpCasts() != E)
-      return false;
-    const Stmt *Holder = Parents.getParent(const_cast<Stmt *>(Assign));
-    while (Holder && isa<ExprWithCleanups, ParenExpr>(Holder))
-      Holder = Parents.getParent(Holder);
-    return Assign == Body || Holder == Body;
   }
 
   /// The code that loads the carriers, runs Body once per element and stores

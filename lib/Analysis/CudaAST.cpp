@@ -1,11 +1,12 @@
 //===- CudaAST.cpp - Recognizers for CUDA idioms in Clang's AST -----------===//
 
 #include "kopt/Analysis/CudaAST.h"
+#include "kopt/Analysis/Mutation.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
@@ -98,60 +99,6 @@ const VarDecl *referencedVar(const Expr *E) {
 
 namespace {
 
-/// Finds writes to one variable.
-class WriteFinder : public RecursiveASTVisitor<WriteFinder> {
-public:
-  WriteFinder(const VarDecl *Var, const Stmt *Except)
-      : Var(Var), Except(Except) {}
-
-  bool TraverseStmt(Stmt *S) {
-    if (S && S == Except)
-      return true;
-    return RecursiveASTVisitor::TraverseStmt(S);
-  }
-
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp() && referencedVar(B->getLHS()) == Var)
-      Found = true;
-    return !Found;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    if ((U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
-        referencedVar(U->getSubExpr()) == Var)
-      Found = true;
-    return !Found;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
-    if (C->isAssignmentOp() && C->getNumArgs() > 0 &&
-        referencedVar(C->getArg(0)) == Var)
-      Found = true;
-    return !Found;
-  }
-  // Passing by non-const reference may modify it.
-  bool VisitCallExpr(CallExpr *C) {
-    const FunctionDecl *FD = C->getDirectCallee();
-    for (unsigned I = 0; I < C->getNumArgs(); ++I) {
-      if (referencedVar(C->getArg(I)) != Var)
-        continue;
-      if (!FD || I >= FD->getNumParams()) {
-        // A call through a pointer or into varargs: only by-value is safe,
-        // and we cannot tell.
-        if (!C->getArg(I)->isPRValue() && !isa<ImplicitCastExpr>(C->getArg(I)))
-          Found = true;
-        continue;
-      }
-      QualType PT = FD->getParamDecl(I)->getType();
-      if (PT->isReferenceType() && !PT.getNonReferenceType().isConstQualified())
-        Found = true;
-    }
-    return !Found;
-  }
-
-  const VarDecl *Var;
-  const Stmt *Except;
-  bool Found = false;
-};
-
 const Expr *localInit(const Expr *E, const Stmt *Scope) {
   const VarDecl *V = referencedVar(E);
   if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || !V->getInit())
@@ -180,14 +127,6 @@ const Expr *followLocalInit(const Expr *E, const Stmt *Scope) {
     E = Init;
   }
   return E;
-}
-
-bool isModifiedIn(const VarDecl *Var, const Stmt *Body, const Stmt *Except) {
-  if (!Body)
-    return false;
-  WriteFinder F(Var, Except);
-  F.TraverseStmt(const_cast<Stmt *>(Body));
-  return F.Found;
 }
 
 bool isGlobalThreadIndex(const Expr *E, const Stmt *Scope) {
@@ -314,6 +253,58 @@ const CXXConstructExpr *dim3Construct(const Expr *E) {
 
 } // namespace
 
+const Stmt *enclosingStatement(const Stmt *S, const ASTContext &Ctx) {
+  auto &Parents = const_cast<ASTContext &>(Ctx).getParentMapContext();
+  for (unsigned Depth = 0; S && Depth < 64; ++Depth) {
+    DynTypedNodeList Ps = Parents.getParents(*S);
+    if (Ps.empty())
+      return S;
+    // A declaration's initializer: the declaration statement holds it.
+    if (const auto *V = Ps[0].get<VarDecl>()) {
+      DynTypedNodeList DPs = Parents.getParents(*V);
+      const auto *DS = DPs.empty() ? nullptr : DPs[0].get<DeclStmt>();
+      return DS ? DS : S;
+    }
+    // Climb through expressions only: a statement position ends the climb.
+    const auto *P = Ps[0].get<Expr>();
+    if (!P)
+      return S;
+    S = P;
+  }
+  return S;
+}
+
+std::string whyNotConstant(const Expr *E, const ASTContext &Ctx,
+                           const Stmt *Scope) {
+  for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
+    const VarDecl *V = referencedVar(E);
+    if (!V)
+      return "";
+    std::string Name = "'" + V->getNameAsString() + "'";
+    if (isa<ParmVarDecl>(V))
+      return Name + " is a parameter of the launching function";
+    if (!V->hasLocalStorage())
+      return Name + " is not a local variable";
+    if (!V->getInit())
+      return Name + " has no initializer";
+    if (Scope)
+      if (const Stmt *M = findMutation(V, Scope))
+        return Name + " may be changed at " +
+               str(lineCol(M->getBeginLoc(), Ctx)) + " ('" +
+               oneLine(sourceText(enclosingStatement(M, Ctx)->getSourceRange(),
+                                  Ctx)) +
+               "')";
+    E = V->getInit();
+    if (E->isValueDependent() || E->isTypeDependent())
+      return Name + " depends on a template parameter";
+    Expr::EvalResult R;
+    if (!referencedVar(E) && !E->EvaluateAsInt(R, Ctx))
+      return Name + " is initialized with '" +
+             sourceText(E->getSourceRange(), Ctx) + "'";
+  }
+  return "";
+}
+
 DimValue evaluateDim(const Expr *E, const ASTContext &Ctx, const Stmt *Scope) {
   DimValue D;
   if (!E)
@@ -383,6 +374,22 @@ LineCol lineCol(SourceLocation L, const ASTContext &Ctx) {
 
 std::string str(const LineCol &L) {
   return std::to_string(L.Line) + ":" + std::to_string(L.Col);
+}
+
+std::string oneLine(llvm::StringRef Text) {
+  std::string S;
+  bool Space = false;
+  for (char C : Text.trim()) {
+    if (llvm::isSpace(C)) {
+      Space = true;
+      continue;
+    }
+    if (Space && !S.empty())
+      S.push_back(' ');
+    Space = false;
+    S.push_back(C);
+  }
+  return S;
 }
 
 std::string withoutSpaces(llvm::StringRef Text) {

@@ -111,18 +111,18 @@ private:
     if (!V->getInit())
       return Affine::varying();
     // A counted loop's variable: its own increment is allowed when the step
-    // is uniform.
-    const Stmt *Except = nullptr;
+    // is uniform; nothing else in the loop may change it.
     if (const ForStmt *For = loopDeclaring(V)) {
       std::optional<CountedLoop> L = matchCountedLoop(For);
       if (!L || L->Var != V)
         return Affine::varying();
       if (L->Step && !classify(L->Step, Depth + 1).isUniform())
         return Affine::varying();
-      Except = For->getInc();
-    }
-    if (isModifiedIn(V, Body, Except))
+      if (isModifiedIn(V, For->getCond()) || isModifiedIn(V, For->getBody()))
+        return Affine::varying();
+    } else if (isModifiedIn(V, Body)) {
       return Affine::varying();
+    }
     return classify(V->getInit(), Depth + 1);
   }
 

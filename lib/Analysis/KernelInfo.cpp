@@ -344,6 +344,8 @@ LaunchDim launchDim(const Expr *Arg, ASTContext &Ctx, const Stmt *Scope) {
   } else {
     D.Value = evaluateDim(User, Ctx, Scope);
   }
+  if (!D.Value.total())
+    D.WhyUnknown = whyNotConstant(User, Ctx, Scope);
   return D;
 }
 

@@ -30,6 +30,8 @@ json::Value dim(const LaunchDim &D) {
     O["z"] = optInt(D.Value.Z);
   }
   O["value"] = optInt(D.IsDim3 ? D.Value.total() : D.Value.X);
+  if (!D.WhyUnknown.empty())
+    O["why_unknown"] = D.WhyUnknown;
   return O;
 }
 

@@ -14,6 +14,8 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
 
+#include "kopt/Analysis/Mutation.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,12 +50,6 @@ const clang::VarDecl *referencedVar(const clang::Expr *E);
 const clang::Expr *followLocalInit(const clang::Expr *E,
                                    const clang::Stmt *Scope);
 
-/// True if Var is assigned, incremented or has its address taken anywhere in
-/// Body other than in its own declaration (and, if Except is set, in that
-/// statement: a loop's increment).
-bool isModifiedIn(const clang::VarDecl *Var, const clang::Stmt *Body,
-                  const clang::Stmt *Except = nullptr);
-
 /// `blockIdx.x * blockDim.x + threadIdx.x` in any operand order. Follows a
 /// local variable initialized to it and never modified in Scope.
 bool isGlobalThreadIndex(const clang::Expr *E, const clang::Stmt *Scope);
@@ -78,6 +74,17 @@ std::optional<CountedLoop> matchCountedLoop(const clang::ForStmt *For);
 std::optional<int64_t> evaluateInt(const clang::Expr *E,
                                    const clang::ASTContext &Ctx,
                                    const clang::Stmt *Scope);
+
+/// The statement S is part of: the nearest ancestor directly inside a
+/// compound statement (or the declaration statement of an initializer).
+const clang::Stmt *enclosingStatement(const clang::Stmt *S,
+                                      const clang::ASTContext &Ctx);
+
+/// Why evaluateInt(E, Ctx, Scope) found no value, following E through the
+/// local variables it names ("'threads' may be changed at 5:3 ('alias =
+/// 512')"); empty when there is nothing more to say than E itself.
+std::string whyNotConstant(const clang::Expr *E, const clang::ASTContext &Ctx,
+                           const clang::Stmt *Scope);
 
 /// The constant x/y/z of a launch dimension (an integer or a dim3).
 struct DimValue {
@@ -109,6 +116,9 @@ struct LineCol {
 LineCol lineCol(clang::SourceLocation L, const clang::ASTContext &Ctx);
 /// "line:col", as remarks print a second location.
 std::string str(const LineCol &L);
+
+/// Text with each run of whitespace (newlines too) folded into one space.
+std::string oneLine(llvm::StringRef Text);
 
 /// Text with whitespace removed, to compare expressions as written
 /// (`row*n + j` and `row * n+j`).

@@ -110,6 +110,9 @@ struct LaunchDim {
   DimValue Value;
   bool IsDim3 = false;
   const clang::Expr *Expr = nullptr; ///< user-written expression
+  /// Why Value has no total, when the user wrote a variable that looks
+  /// constant but is not (changed through an alias, a call, ...).
+  std::string WhyUnknown;
 };
 
 struct LaunchSite {
