@@ -142,6 +142,13 @@ struct ProgramInfo {
   std::optional<int64_t> knownBlockSize(const KernelInfo &K) const;
 };
 
+/// The facts of one kernel definition (device-side AST).
+KernelInfo analyzeKernel(const clang::FunctionDecl *FD, clang::ASTContext &Ctx);
+
+/// Adds the launch sites of the host-side AST (and the kernels referenced
+/// other than by a launch) to Info.
+void findLaunchSites(clang::ASTContext &HostCtx, ProgramInfo &Info);
+
 /// Analyzes the kernels defined in the main file of Source.
 ProgramInfo analyzeProgram(ParsedSource &Source, llvm::StringRef GpuArch);
 

@@ -36,6 +36,11 @@ bool isMutatedAt(const clang::Expr *E, const clang::Stmt *Scope,
 /// True if what the pointer Var points to may be written in Scope.
 bool isPointeeModifiedIn(const clang::VarDecl *Var, const clang::Stmt *Scope);
 
+/// Forgets the analyzers kept for earlier questions. Answers are cached per
+/// scope statement for the life of an AST; analyzeProgram calls this before
+/// it analyzes a (re)parsed source, whose nodes may reuse freed addresses.
+void resetMutationCache();
+
 } // namespace kopt
 
 #endif // KOPT_ANALYSIS_MUTATION_H

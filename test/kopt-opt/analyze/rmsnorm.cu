@@ -125,7 +125,8 @@ void launch(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
 // CHECK-NEXT: "grid": {
 // CHECK-NEXT: "dim3": false,
 // CHECK-NEXT: "expr": "rows",
-// CHECK-NEXT: "value": null
+// CHECK-NEXT: "value": null,
+// CHECK-NEXT: "why_unknown": "'rows' is a parameter of the launching function"
 // CHECK-NEXT: },
 // CHECK-NEXT: "kernel": "rmsnorm",
 // CHECK: "shared_bytes": {
