@@ -22,6 +22,20 @@ set(KOPT_CLANG_RESOURCE_DIR
   "${LLVM_LIBRARY_DIR}/clang/${LLVM_VERSION_MAJOR}" CACHE PATH
   "Clang resource directory used when none is found next to the tool")
 
+# MLIR's Presburger library (libmlir-22-dev) answers the analysis's integer
+# set questions. It is a static archive with no strong LLVM symbols of its
+# own, so it links beside the shared libLLVM; MLIR's CMake package is not
+# used because it insists on mlir-22-tools' executables.
+find_library(KOPT_MLIR_PRESBURGER_LIB MLIRPresburger
+  HINTS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH)
+if(NOT KOPT_MLIR_PRESBURGER_LIB)
+  message(FATAL_ERROR "kopt needs MLIR's Presburger library "
+    "(libMLIRPresburger.a): install libmlir-22-dev (scripts/install-deps)")
+endif()
+if(NOT EXISTS "${LLVM_INCLUDE_DIRS}/mlir/Analysis/Presburger/IntegerRelation.h")
+  message(FATAL_ERROR "kopt needs MLIR's headers: install libmlir-22-dev")
+endif()
+
 # One interface target carrying LLVM/Clang include paths, definitions and libs.
 add_library(kopt_llvm INTERFACE)
 target_include_directories(kopt_llvm SYSTEM INTERFACE
@@ -56,8 +70,10 @@ if(KOPT_STATIC_TOOLS)
   list(FILTER llvm_static_libs EXCLUDE REGEX "Polly")
   target_link_directories(kopt_llvm INTERFACE ${LLVM_LIBRARY_DIR})
   target_link_libraries(kopt_llvm INTERFACE
-    -Wl,--start-group ${KOPT_STATIC_LIB_PATHS} ${llvm_static_libs} -Wl,--end-group
+    -Wl,--start-group ${KOPT_STATIC_LIB_PATHS} ${KOPT_MLIR_PRESBURGER_LIB}
+    ${llvm_static_libs} -Wl,--end-group
     ${llvm_system_libs} -static-libstdc++ -static-libgcc)
 else()
-  target_link_libraries(kopt_llvm INTERFACE clang-cpp LLVM)
+  target_link_libraries(kopt_llvm INTERFACE ${KOPT_MLIR_PRESBURGER_LIB}
+    clang-cpp LLVM)
 endif()

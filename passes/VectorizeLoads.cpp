@@ -34,7 +34,9 @@
 #include "kopt/Pass/Pass.h"
 
 #include "SourceLayout.h"
+#include "kopt/Analysis/AffineForm.h"
 #include "kopt/Analysis/ControlFlow.h"
+#include "kopt/Analysis/IndexSets.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -831,61 +833,24 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
         !L.Block.Expr)
       return Launch + " does not show its grid, block and bound";
     const Stmt *Scope = L.CallerDecl ? L.CallerDecl->getBody() : nullptr;
-    const Expr *N = L.Call->getArg(Index);
-    std::optional<int64_t> Block = L.Block.Value.total();
-
-    // All constants: the product of grid and block must reach n.
-    std::optional<int64_t> Grid = L.Grid.Value.total();
-    std::optional<int64_t> NValue = evaluateInt(N, HC, Scope);
-    if (Grid && Block && NValue && *Grid * *Block >= *NValue)
-      return std::nullopt;
-
-    // The x extent of the grid as an integer expression.
-    const Expr *GridX = L.Grid.Expr;
-    if (L.Grid.IsDim3) {
-      const Expr *Init = followLocalInit(GridX, Scope)->IgnoreImplicit();
+    // The x extents of grid and block, as forms in the launching function.
+    auto ExtentX = [&](const LaunchDim &D) -> const Expr * {
+      if (!D.IsDim3)
+        return D.Expr;
+      const Expr *Init = followLocalInit(D.Expr, Scope)->IgnoreImplicit();
       const auto *C = dyn_cast<CXXConstructExpr>(Init);
       if (!C || C->getNumArgs() < 1 || isDim3(C->getArg(0)->getType()))
-        return Launch + " uses a dim3 grid kopt cannot read";
-      GridX = C->getArg(0);
-    }
-    GridX = stripCasts(followLocalInit(stripCasts(GridX), Scope));
-    const auto *Div = dyn_cast<BinaryOperator>(GridX);
-    auto SameValue = [&](const Expr *A, const Expr *B) {
-      A = stripCasts(followLocalInit(stripCasts(A), Scope));
-      B = stripCasts(followLocalInit(stripCasts(B), Scope));
-      if (const VarDecl *VA = referencedVar(A))
-        return VA == referencedVar(B);
-      std::optional<int64_t> CA = evaluateInt(A, HC, Scope);
-      std::optional<int64_t> CB = evaluateInt(B, HC, Scope);
-      if (CA && CB)
-        return *CA == *CB;
-      return withoutSpaces(sourceText(A->getSourceRange(), HC)) ==
-             withoutSpaces(sourceText(B->getSourceRange(), HC));
+        return nullptr;
+      return C->getArg(0);
     };
-    bool Covers = false;
-    if (Div && Div->getOpcode() == BO_Div &&
-        SameValue(Div->getRHS(), L.Block.Expr)) {
-      const auto *Sum = dyn_cast<BinaryOperator>(stripCasts(Div->getLHS()));
-      if (Sum && Sum->getOpcode() == BO_Add) {
-        // (n + B - 1) parses as ((n + B) - 1); accept that and n + (B - 1).
-        std::optional<int64_t> Rest = evaluateInt(Sum->getRHS(), HC, Scope);
-        if (Block && Rest && *Rest == *Block - 1)
-          Covers = SameValue(Sum->getLHS(), N);
-        const auto *Minus = dyn_cast<BinaryOperator>(stripCasts(Sum->getRHS()));
-        if (!Covers && Minus && Minus->getOpcode() == BO_Sub &&
-            SameValue(Minus->getLHS(), Div->getRHS()) &&
-            evaluateInt(Minus->getRHS(), HC, Scope) == 1)
-          Covers = SameValue(Sum->getLHS(), N);
-      } else if (Sum && Sum->getOpcode() == BO_Sub &&
-                 evaluateInt(Sum->getRHS(), HC, Scope) == 1) {
-        const auto *Inner = dyn_cast<BinaryOperator>(stripCasts(Sum->getLHS()));
-        Covers = Inner && Inner->getOpcode() == BO_Add &&
-                 SameValue(Inner->getLHS(), N) &&
-                 SameValue(Inner->getRHS(), Div->getRHS());
-      }
-    }
-    if (Covers)
+    const Expr *GridX = ExtentX(L.Grid), *BlockX = ExtentX(L.Block);
+    if (!GridX || !BlockX)
+      return Launch + " uses a dim3 grid or block kopt cannot read";
+    AffineContext Forms(HC, Scope);
+    std::optional<AffineForm> G = Forms.build(GridX);
+    std::optional<AffineForm> B = Forms.build(BlockX);
+    std::optional<AffineForm> N = Forms.build(L.Call->getArg(Index));
+    if (G && B && N && coversCount(Forms, *G, *B, *N))
       return std::nullopt;
     return "cannot prove that " + Launch +
            " starts a thread for each of the '" +

@@ -82,6 +82,15 @@ TEST(IndexClassifierTest, DataDependentAndOtherDimensionsAreUnknown) {
   EXPECT_EQ(classOf("p[threadIdx.x / 2] = 0;").K, IndexClass::Unknown);
 }
 
+TEST(IndexClassifierTest, RemaindersWithinAWarpAreContiguous) {
+  // Lanes of one warp: (t + 1) % 32 - t % 32 is 1 for t % 32 < 31.
+  EXPECT_EQ(classOf("p[threadIdx.x % 32] = 0;"),
+            make(IndexClass::Contiguous, 1));
+  EXPECT_EQ(classOf("p[(threadIdx.x & 31) * 2 + (threadIdx.x >> 5) * n] = 0;"),
+            make(IndexClass::Strided, 2));
+  EXPECT_EQ(classOf("p[threadIdx.x % 16] = 0;").K, IndexClass::Unknown);
+}
+
 TEST(IndexClassifierTest, ModifiedVariablesAreUnknown) {
   EXPECT_EQ(classOf("int i = threadIdx.x;\n i *= 2;\n p[i] = 0;").K,
             IndexClass::Unknown);
