@@ -44,7 +44,8 @@ IndexClass classifyIndex(const Expr *Index, const FunctionDecl *Function,
     const AffineSymbol &Sym = A.symbol(S);
     if (Sym.ScalesThreadIdx)
       Scaled = true;
-    else if (!Sym.Uniform && S != Tid)
+    else if (!Sym.Uniform && S != Tid && Sym.K != AffineSymbol::FloorDiv &&
+             Sym.K != AffineSymbol::Mod)
       return Result;
   }
   if (Scaled) {

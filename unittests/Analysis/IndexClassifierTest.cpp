@@ -86,8 +86,11 @@ TEST(IndexClassifierTest, RemaindersWithinAWarpAreContiguous) {
   // Lanes of one warp: (t + 1) % 32 - t % 32 is 1 for t % 32 < 31.
   EXPECT_EQ(classOf("p[threadIdx.x % 32] = 0;"),
             make(IndexClass::Contiguous, 1));
-  EXPECT_EQ(classOf("p[(threadIdx.x & 31) * 2 + (threadIdx.x >> 5) * n] = 0;"),
+  EXPECT_EQ(classOf("p[(threadIdx.x & 31) * 2 + (threadIdx.x >> 5) * 64] = 0;"),
             make(IndexClass::Strided, 2));
+  // The warp's number times a run-time value is not affine.
+  EXPECT_EQ(classOf("p[(threadIdx.x & 31) + (threadIdx.x >> 5) * n] = 0;").K,
+            IndexClass::Unknown);
   EXPECT_EQ(classOf("p[threadIdx.x % 16] = 0;").K, IndexClass::Unknown);
 }
 
