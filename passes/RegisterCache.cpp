@@ -48,6 +48,7 @@
 #include "kopt/Pass/Pass.h"
 
 #include "SourceLayout.h"
+#include "kopt/Analysis/BodyHazards.h"
 #include "kopt/Analysis/ControlFlow.h"
 
 #include "clang/AST/Attr.h"
@@ -74,11 +75,6 @@ constexpr unsigned AutoCacheRegisters = 32;
 /// it, and ptxas would spill long before).
 constexpr uint64_t MaxElems = 1024;
 
-struct Refusal {
-  std::string Message;
-  LineCol Loc;
-};
-
 bool contains(SourceRange Outer, SourceLocation L, const SourceManager &SM) {
   L = SM.getExpansionLoc(L);
   SourceLocation B = SM.getExpansionLoc(Outer.getBegin());
@@ -87,70 +83,24 @@ bool contains(SourceRange Outer, SourceLocation L, const SourceManager &SM) {
          !SM.isBeforeInTranslationUnit(E, L);
 }
 
-/// Scans a loop body for what the rewrite cannot keep: leaving the loop
-/// early, barriers and warp collectives (the new loop runs N iterations
-/// with a guard, which changes which threads reach them together).
-class LoopBodyScanner : public RecursiveASTVisitor<LoopBodyScanner> {
-public:
-  explicit LoopBodyScanner(ASTContext &Ctx) : Ctx(Ctx) {}
-
-  bool TraverseForStmt(ForStmt *S) {
-    return nested([&] { return RecursiveASTVisitor::TraverseForStmt(S); });
-  }
-  bool TraverseWhileStmt(WhileStmt *S) {
-    return nested([&] { return RecursiveASTVisitor::TraverseWhileStmt(S); });
-  }
-  bool TraverseDoStmt(DoStmt *S) {
-    return nested([&] { return RecursiveASTVisitor::TraverseDoStmt(S); });
-  }
-  bool TraverseSwitchStmt(SwitchStmt *S) {
-    ++BreakDepth;
-    bool R = RecursiveASTVisitor::TraverseSwitchStmt(S);
-    --BreakDepth;
-    return R;
-  }
-  bool VisitReturnStmt(ReturnStmt *S) { return refuse(S, "a return"); }
-  bool VisitGotoStmt(GotoStmt *S) { return refuse(S, "a goto"); }
-  bool VisitLabelStmt(LabelStmt *S) { return refuse(S, "a label"); }
-  bool VisitBreakStmt(BreakStmt *S) {
-    return BreakDepth ? true : refuse(S, "a break");
-  }
-  bool VisitContinueStmt(ContinueStmt *S) {
-    return LoopDepth ? true : refuse(S, "a continue");
-  }
-  bool VisitCallExpr(CallExpr *C) {
-    if (isBarrierCall(C))
-      return refuse(C, "a barrier");
-    if (const FunctionDecl *FD = C->getDirectCallee();
-        FD && FD->getIdentifier()) {
-      StringRef N = FD->getName();
-      for (StringRef Prefix : {"__shfl", "__syncwarp", "__ballot", "__any",
-                               "__all", "__activemask", "__match", "__reduce"})
-        if (N.starts_with(Prefix))
-          return refuse(C, "the warp collective '" + N.str() + "'");
-    }
-    return true;
-  }
-
-  std::optional<Refusal> Result;
-
-private:
-  template <typename Fn> bool nested(Fn F) {
-    ++LoopDepth;
-    ++BreakDepth;
-    bool R = F();
-    --LoopDepth;
-    --BreakDepth;
-    return R;
-  }
-  bool refuse(const Stmt *S, const std::string &What) {
-    Result = Refusal{"contains " + What, lineCol(S->getBeginLoc(), Ctx)};
-    return false;
-  }
-
-  ASTContext &Ctx;
-  unsigned LoopDepth = 0, BreakDepth = 0;
-};
+/// What in a loop body the rewrite cannot keep: leaving the loop early,
+/// barriers and warp collectives (the new loop runs N iterations with a
+/// guard, which changes which threads reach them together).
+std::optional<Refusal> scanLoopBody(const Stmt *Body, ASTContext &Ctx) {
+  using K = BodyHazard;
+  std::optional<BodyHazard> H =
+      firstHazard(Body, Ctx,
+                  {K::Return, K::Goto, K::Label, K::Break, K::Continue,
+                   K::Barrier, K::WarpCollective});
+  if (!H)
+    return std::nullopt;
+  static const char *What[] = {"a return",   "a goto",     "a label",
+                               "a break",    "a continue", "a barrier"};
+  std::string Message =
+      H->K == K::WarpCollective ? "the warp collective '" + H->Name + "'"
+                                : What[H->K];
+  return Refusal{"contains " + Message, lineCol(H->At->getBeginLoc(), Ctx)};
+}
 
 /// A global element read in a loop: the pointer and the index as written.
 struct Key {
@@ -355,10 +305,8 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
                     "', which is neither a constant nor a local scalar that "
                     "is only read");
     }
-    LoopBodyScanner Scan(AC);
-    Scan.TraverseStmt(const_cast<Stmt *>(For->getBody()));
-    if (Scan.Result)
-      return Fail(Scan.Result->Message + " at " + str(Scan.Result->Loc));
+    if (std::optional<Refusal> Why = scanLoopBody(For->getBody(), AC))
+      return Fail(Why->Message + " at " + str(Why->Loc));
     return std::nullopt;
   }
 

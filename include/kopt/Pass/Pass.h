@@ -16,6 +16,7 @@
 #define KOPT_PASS_PASS_H
 
 #include "kopt/Analysis/KernelInfo.h"
+#include "kopt/Analysis/Refusal.h"
 #include "kopt/Frontend/CudaFrontend.h"
 #include "kopt/Pass/Edits.h"
 #include "kopt/Pass/PassOptions.h"
@@ -28,15 +29,6 @@
 #include <vector>
 
 namespace kopt {
-
-/// Why a rewrite is not made, and where.
-struct Refusal {
-  std::string Message;
-  LineCol Loc;
-};
-
-/// A legality decision: the plan of a rewrite, or why there is none.
-template <typename PlanT> using Decision = std::variant<PlanT, Refusal>;
 
 class PassContext {
 public:

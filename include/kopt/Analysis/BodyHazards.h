@@ -1,0 +1,49 @@
+//===- BodyHazards.h - What ties a loop body to its thread ------*- C++ -*-===//
+//
+// Rewrites that change which thread runs which iteration, or how many
+// iterations a thread runs, must not see a body that leaves its loop early,
+// waits for the block, talks to its warp or reads its own thread index.
+// This finds the first such construct, in source order, for the kinds a
+// pass cares about; the pass words the remark.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_ANALYSIS_BODYHAZARDS_H
+#define KOPT_ANALYSIS_BODYHAZARDS_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Stmt.h"
+#include "llvm/ADT/ArrayRef.h"
+
+#include <optional>
+#include <string>
+
+namespace kopt {
+
+struct BodyHazard {
+  enum Kind {
+    Return,
+    Goto,
+    Label,
+    Break,          ///< a break that leaves the body's own loop
+    Continue,       ///< a continue of the body's own loop
+    Barrier,        ///< __syncthreads and its variants
+    WarpCollective, ///< __shfl*, __syncwarp, __ballot*, vote and match
+    ThreadIndex,    ///< threadIdx, blockIdx, blockDim or gridDim
+    ReservedName    ///< a name starting with the reserved prefix
+  };
+  Kind K;
+  const clang::Stmt *At = nullptr;
+  std::string Name; ///< the collective, builtin or reserved name
+};
+
+/// The first construct of one of Kinds in Body, a loop's body (or a region
+/// run once per element); std::nullopt when there is none.
+std::optional<BodyHazard>
+firstHazard(const clang::Stmt *Body, clang::ASTContext &Ctx,
+            llvm::ArrayRef<BodyHazard::Kind> Kinds,
+            llvm::StringRef ReservedPrefix = "");
+
+} // namespace kopt
+
+#endif // KOPT_ANALYSIS_BODYHAZARDS_H

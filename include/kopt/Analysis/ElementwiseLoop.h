@@ -1,0 +1,96 @@
+//===- ElementwiseLoop.h - One element per iteration ------------*- C++ -*-===//
+//
+// The analysis behind vectorize-loads: a region run once per element (the
+// body of a grid- or block-stride loop, or of a one-element-per-thread
+// guard), the pointers it reads and writes element-wise, and whether giving
+// each thread W consecutive elements keeps what it computes (legality rules
+// in passes/VectorizeLoads.cpp and docs/passes.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_ANALYSIS_ELEMENTWISELOOP_H
+#define KOPT_ANALYSIS_ELEMENTWISELOOP_H
+
+#include "kopt/Analysis/KernelInfo.h"
+#include "kopt/Analysis/Refusal.h"
+
+#include "clang/AST/ParentMap.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kopt {
+
+/// The widest vector access: 16 bytes (float4, uint4).
+constexpr unsigned VectorBytes = 16;
+
+/// The statement run once per element, and what names the element.
+struct ElementRegion {
+  const clang::VarDecl *Var = nullptr; ///< element index
+  const clang::Stmt *Body = nullptr;   ///< run once per element
+  const clang::Expr *Bound = nullptr;  ///< elements are Var < Bound
+  bool OnePerThread = false;
+};
+
+/// Orders parameters as declared, so remarks and code are deterministic.
+struct ParamOrder {
+  bool operator()(const clang::ParmVarDecl *A, const clang::ParmVarDecl *B) const {
+    return A->getFunctionScopeIndex() < B->getFunctionScopeIndex();
+  }
+};
+
+/// One pointer whose `p[i]` accesses become vector accesses.
+struct VectorPointer {
+  const ParamInfo *Param = nullptr;
+  std::string Element;
+  unsigned ElementBytes = 0;
+  bool Reads = false;
+  bool Writes = false;
+  /// Set when some store writes every element unconditionally, so the
+  /// carrier needs no initial load.
+  bool FullyWritten = false;
+  std::vector<const clang::ArraySubscriptExpr *> Accesses;
+  /// The uniform offset of `p[off + i]` (empty for `p[i]`), as written.
+  std::string Offset;
+
+  std::string carrierName() const { return "kopt_vec_" + Param->Name; }
+  /// The address of element 0 of the vectorized range.
+  std::string base() const {
+    return Offset.empty() ? Param->Name : Param->Name + " + (" + Offset + ")";
+  }
+};
+
+struct VectorPlan {
+  unsigned Width = 0;
+  std::vector<VectorPointer> Pointers;
+};
+
+
+/// The one-element-per-thread shape `T i = gid; if (i < n) STMT` as the
+/// whole kernel body.
+std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K);
+
+/// Whether R can be vectorized and how: the element-wise pointers, their
+/// element types and the vector width (Width, or 16 bytes' worth), or why
+/// not. Reassociate allows state carried from element to element.
+Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
+                                        const ElementRegion &R,
+                                        clang::ASTContext &AC,
+                                        std::optional<uint64_t> Width,
+                                        bool Reassociate);
+
+/// Why launch L of a one-element-per-thread kernel may start fewer threads
+/// than R's bound has elements (a Presburger question about its grid), or
+/// nothing when it provably starts enough.
+std::optional<std::string> whyNotCovering(const LaunchSite &L,
+                                          const ElementRegion &R,
+                                          clang::ASTContext &HC);
+
+/// Our own output: a variable named like the carriers vectorize-loads
+/// declares.
+bool declaresVectorCarrier(const clang::Stmt *S, clang::ASTContext &Ctx);
+
+} // namespace kopt
+
+#endif // KOPT_ANALYSIS_ELEMENTWISELOOP_H

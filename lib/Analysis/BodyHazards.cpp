@@ -1,0 +1,112 @@
+//===- BodyHazards.cpp - What ties a loop body to its thread --------------===//
+
+#include "kopt/Analysis/BodyHazards.h"
+#include "kopt/Analysis/CudaAST.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace kopt {
+
+namespace {
+
+/// CUDA's threadIdx.x & co. are property reads, PseudoObjectExprs in Clang's
+/// AST; ASTMatchers has no node matcher for them.
+const internal::VariadicDynCastAllOfMatcher<Stmt, PseudoObjectExpr>
+    pseudoObjectExpr;
+
+/// Does a loop (or, for a break, a switch) between S and Body catch it?
+bool caughtInside(const Stmt *S, const Stmt *Body, ASTContext &Ctx,
+                  bool SwitchCatches) {
+  auto &Parents = Ctx.getParentMapContext();
+  const Stmt *Child = S;
+  for (unsigned Depth = 0; Child && Child != Body && Depth < 256; ++Depth) {
+    DynTypedNodeList Ps = Parents.getParents(*Child);
+    const Stmt *P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+    if (!P)
+      return false;
+    if (P != Body && (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P) ||
+                      (SwitchCatches && isa<SwitchStmt>(P))))
+      return true;
+    Child = P;
+  }
+  return false;
+}
+
+bool isWarpCollective(llvm::StringRef N) {
+  for (llvm::StringRef Prefix : {"__shfl", "__syncwarp", "__ballot", "__any",
+                                 "__all", "__activemask", "__match",
+                                 "__reduce"})
+    if (N.starts_with(Prefix))
+      return true;
+  return false;
+}
+
+} // namespace
+
+std::optional<BodyHazard> firstHazard(const Stmt *Body, ASTContext &Ctx,
+                                      llvm::ArrayRef<BodyHazard::Kind> Kinds,
+                                      llvm::StringRef ReservedPrefix) {
+  if (!Body)
+    return std::nullopt;
+  auto Wanted = [&](BodyHazard::Kind K) { return llvm::is_contained(Kinds, K); };
+  static const char *BuiltinNames[] = {"threadIdx", "blockIdx", "blockDim",
+                                       "gridDim"};
+  auto Candidates = stmt(anyOf(returnStmt(), gotoStmt(), labelStmt(),
+                               breakStmt(), continueStmt(), callExpr(),
+                               pseudoObjectExpr(), declRefExpr()))
+                        .bind("s");
+  for (const BoundNodes &N : match(findAll(Candidates), *Body, Ctx)) {
+    const auto *S = N.getNodeAs<Stmt>("s");
+    BodyHazard H{BodyHazard::Return, S, ""};
+    if (isa<ReturnStmt>(S)) {
+      H.K = BodyHazard::Return;
+    } else if (isa<GotoStmt>(S)) {
+      H.K = BodyHazard::Goto;
+    } else if (isa<LabelStmt>(S)) {
+      H.K = BodyHazard::Label;
+    } else if (isa<BreakStmt>(S)) {
+      if (caughtInside(S, Body, Ctx, /*SwitchCatches=*/true))
+        continue;
+      H.K = BodyHazard::Break;
+    } else if (isa<ContinueStmt>(S)) {
+      if (caughtInside(S, Body, Ctx, /*SwitchCatches=*/false))
+        continue;
+      H.K = BodyHazard::Continue;
+    } else if (const auto *C = dyn_cast<CallExpr>(S)) {
+      if (isBarrierCall(C)) {
+        H.K = BodyHazard::Barrier;
+      } else {
+        const FunctionDecl *FD = C->getDirectCallee();
+        if (!FD || !FD->getIdentifier() || !isWarpCollective(FD->getName()))
+          continue;
+        H.K = BodyHazard::WarpCollective;
+        H.Name = FD->getName().str();
+      }
+    } else if (const auto *PO = dyn_cast<PseudoObjectExpr>(S)) {
+      std::optional<BuiltinRef> B = matchBuiltin(PO);
+      if (!B)
+        continue;
+      H.K = BodyHazard::ThreadIndex;
+      H.Name = BuiltinNames[unsigned(B->Var)];
+    } else if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+      if (ReservedPrefix.empty() || !Ref->getDecl()->getIdentifier() ||
+          !Ref->getDecl()->getName().starts_with(ReservedPrefix))
+        continue;
+      H.K = BodyHazard::ReservedName;
+      H.Name = Ref->getDecl()->getNameAsString();
+    } else {
+      continue;
+    }
+    if (Wanted(H.K))
+      return H;
+  }
+  return std::nullopt;
+}
+
+} // namespace kopt
