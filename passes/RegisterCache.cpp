@@ -48,12 +48,13 @@
 #include "kopt/Pass/Pass.h"
 
 #include "SourceLayout.h"
-#include "kopt/Analysis/BodyHazards.h"
-#include "kopt/Analysis/ControlFlow.h"
+#include "kopt/Analysis/Names.h"
+#include "kopt/Analysis/ReReadLoops.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -63,6 +64,7 @@
 #include <set>
 
 using namespace clang;
+using namespace clang::ast_matchers;
 using namespace llvm;
 
 namespace kopt {
@@ -75,54 +77,12 @@ constexpr unsigned AutoCacheRegisters = 32;
 /// it, and ptxas would spill long before).
 constexpr uint64_t MaxElems = 1024;
 
-bool contains(SourceRange Outer, SourceLocation L, const SourceManager &SM) {
-  L = SM.getExpansionLoc(L);
-  SourceLocation B = SM.getExpansionLoc(Outer.getBegin());
-  SourceLocation E = SM.getExpansionLoc(Outer.getEnd());
-  return !SM.isBeforeInTranslationUnit(L, B) &&
-         !SM.isBeforeInTranslationUnit(E, L);
-}
-
-/// What in a loop body the rewrite cannot keep: leaving the loop early,
-/// barriers and warp collectives (the new loop runs N iterations with a
-/// guard, which changes which threads reach them together).
-std::optional<Refusal> scanLoopBody(const Stmt *Body, ASTContext &Ctx) {
-  using K = BodyHazard;
-  std::optional<BodyHazard> H =
-      firstHazard(Body, Ctx,
-                  {K::Return, K::Goto, K::Label, K::Break, K::Continue,
-                   K::Barrier, K::WarpCollective});
-  if (!H)
-    return std::nullopt;
-  static const char *What[] = {"a return",   "a goto",     "a label",
-                               "a break",    "a continue", "a barrier"};
-  std::string Message =
-      H->K == K::WarpCollective ? "the warp collective '" + H->Name + "'"
-                                : What[H->K];
-  return Refusal{"contains " + Message, lineCol(H->At->getBeginLoc(), Ctx)};
-}
-
-/// A global element read in a loop: the pointer and the index as written.
-struct Key {
-  const ParmVarDecl *Base = nullptr;
-  std::string Index; ///< without spaces
-  bool operator<(const Key &O) const {
-    return std::tie(Base, Index) < std::tie(O.Base, O.Index);
-  }
+/// One cached element and its names in the rewrite.
+struct Cache : CachedLoad {
+  std::string Storage, View; ///< kopt_cache_x, kopt_x
 };
 
-/// One cached element: where A loads it, and its name in the rewrite.
-struct Cache {
-  Key K;
-  std::string BaseName;
-  const ArraySubscriptExpr *Load = nullptr; ///< the unconditional load in A
-  std::string Storage, View;                ///< kopt_cache_x, kopt_x
-  std::string ElementType;                  ///< unqualified pointee
-  bool Const = false;
-  unsigned Registers = 1; ///< 32-bit registers per element
-};
-
-/// Loop A, the loops B that re-read its elements, and the caches.
+/// A group of loops (ReReadLoops.h) as the rewrite handles it.
 struct Group {
   const ForStmt *A = nullptr;
   std::vector<const ForStmt *> Bs;
@@ -179,257 +139,8 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
   std::map<std::string, std::string> ResourceNote;
 
   //===--------------------------------------------------------------------===//
-  // Legality
-  //===--------------------------------------------------------------------===//
-
-  /// V is a scalar local or parameter whose every use in Body is a read of
-  /// its value: it holds one value for the whole kernel.
-  static bool isStableScalar(const VarDecl *V, const Stmt *Body,
-                             ParentMap &PM) {
-    if (!V->hasLocalStorage() || V->hasAttr<CUDASharedAttr>() ||
-        V->getType()->isReferenceType() || V->getType().isVolatileQualified() ||
-        !V->getType()->isIntegralOrEnumerationType())
-      return false;
-    bool Ok = true;
-    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-      if (!S || !Ok)
-        return;
-      if (const auto *Ref = dyn_cast<DeclRefExpr>(S);
-          Ref && Ref->getDecl() == V) {
-        const Stmt *P =
-            PM.getParentIgnoreParens(const_cast<DeclRefExpr *>(Ref));
-        const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(P);
-        if (!Cast || Cast->getCastKind() != CK_LValueToRValue)
-          Ok = false;
-      }
-      for (const Stmt *C : S->children())
-        Walk(C);
-    };
-    Walk(Body);
-    return Ok;
-  }
-
-  /// Why Index may not have one value per loop variable, or "" if it does.
-  /// Collects the variables it reads (in order) into Vars.
-  static std::string checkIndex(const Expr *E, const VarDecl *LoopVar,
-                                const ForStmt *Loop, const Stmt *Body,
-                                ParentMap &PM, ASTContext &AC,
-                                std::vector<const VarDecl *> &Vars) {
-    if (matchBuiltin(E))
-      return "";
-    E = E->IgnoreParens();
-    if (isa<IntegerLiteral, CharacterLiteral, CXXBoolLiteralExpr>(E))
-      return "";
-    if (const auto *Cast = dyn_cast<CastExpr>(E)) {
-      if (!isa<ImplicitCastExpr, CStyleCastExpr, CXXFunctionalCastExpr,
-               CXXStaticCastExpr>(Cast))
-        return "a cast";
-      return checkIndex(Cast->getSubExpr(), LoopVar, Loop, Body, PM, AC, Vars);
-    }
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
-      if (isa<EnumConstantDecl>(Ref->getDecl()))
-        return "";
-      const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
-      if (!V)
-        return "'" + Ref->getDecl()->getNameAsString() + "'";
-      Vars.push_back(V);
-      if (V == LoopVar)
-        return "";
-      if (contains(Loop->getSourceRange(), V->getLocation(),
-                   AC.getSourceManager()))
-        return "'" + V->getNameAsString() + "', declared in the loop";
-      if (!isStableScalar(V, Body, PM))
-        return "'" + V->getNameAsString() +
-               "', which is not a local scalar that is only read";
-      return "";
-    }
-    if (const auto *U = dyn_cast<UnaryOperator>(E)) {
-      if (U->isIncrementDecrementOp() || U->getOpcode() == UO_Deref ||
-          U->getOpcode() == UO_AddrOf)
-        return "'" + sourceText(E->getSourceRange(), AC) + "'";
-      return checkIndex(U->getSubExpr(), LoopVar, Loop, Body, PM, AC, Vars);
-    }
-    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
-      if (B->isAssignmentOp() || B->getOpcode() == BO_Comma)
-        return "'" + sourceText(E->getSourceRange(), AC) + "'";
-      std::string L =
-          checkIndex(B->getLHS(), LoopVar, Loop, Body, PM, AC, Vars);
-      if (!L.empty())
-        return L;
-      return checkIndex(B->getRHS(), LoopVar, Loop, Body, PM, AC, Vars);
-    }
-    if (const auto *C = dyn_cast<ConditionalOperator>(E)) {
-      for (const Expr *Sub :
-           {C->getCond(), C->getTrueExpr(), C->getFalseExpr()})
-        if (std::string W = checkIndex(Sub, LoopVar, Loop, Body, PM, AC, Vars);
-            !W.empty())
-          return W;
-      return "";
-    }
-    return "'" + sourceText(E->getSourceRange(), AC) + "'";
-  }
-
-  /// The loop's own shape: `for (T j = threadIdx.x; j < n; j +=
-  /// blockDim.x)` over a stable bound, with a body the rewrite can copy.
-  static std::optional<Refusal> checkLoop(const ForStmt *For,
-                                          const KernelInfo &K, ParentMap &PM,
-                                          ASTContext &AC) {
-    LineCol Loc = lineCol(For->getBeginLoc(), AC);
-    auto Fail = [&](const Twine &Why) {
-      return Refusal{"the loop at " + str(Loc) + " " + Why.str(), Loc};
-    };
-    const Stmt *Body = K.Decl->getBody();
-    std::optional<CountedLoop> CL = matchCountedLoop(For);
-    if (!CL || !isa_and_nonnull<DeclStmt>(For->getInit()))
-      return Fail("is not a counted loop that declares its variable");
-    const Expr *Start = stripCasts(followLocalInit(stripCasts(CL->Init), Body));
-    if (!isBuiltin(Start, BuiltinVar::ThreadIdx))
-      return Fail("does not start at threadIdx.x");
-    if (!CL->Step || !isBuiltin(CL->Step, BuiltinVar::BlockDim))
-      return Fail("does not step by blockDim.x");
-    if (CL->Inclusive)
-      return Fail("compares with '<=': not handled");
-    QualType T = CL->Var->getType();
-    if (!T->isIntegerType() || AC.getTypeSize(T) < 32)
-      return Fail("has an index narrower than 32 bits");
-    if (const Stmt *P = PM.getParent(const_cast<ForStmt *>(For));
-        isa_and_nonnull<AttributedStmt>(P))
-      return Fail("has a loop pragma");
-    if (!stmtOffsets(For, AC))
-      return Fail("is written in a macro");
-    if (std::optional<int64_t> C = evaluateInt(CL->Bound, AC, nullptr); !C) {
-      const VarDecl *V = referencedVar(CL->Bound);
-      if (!V || !isStableScalar(V, Body, PM))
-        return Fail("has the bound '" +
-                    sourceText(CL->Bound->getSourceRange(), AC) +
-                    "', which is neither a constant nor a local scalar that "
-                    "is only read");
-    }
-    if (std::optional<Refusal> Why = scanLoopBody(For->getBody(), AC))
-      return Fail(Why->Message + " at " + str(Why->Loc));
-    return std::nullopt;
-  }
-
-  /// A and B run the same iterations: same bound (variable or value).
-  static bool sameBound(const ForStmt *A, const ForStmt *B, ASTContext &AC) {
-    const Expr *BA = matchCountedLoop(A)->Bound;
-    const Expr *BB = matchCountedLoop(B)->Bound;
-    std::optional<int64_t> CA = evaluateInt(BA, AC, nullptr);
-    std::optional<int64_t> CB = evaluateInt(BB, AC, nullptr);
-    if (CA || CB)
-      return CA && CB && *CA == *CB;
-    return referencedVar(BA) && referencedVar(BA) == referencedVar(BB);
-  }
-
-  /// Global reads `p[idx]` of pointer parameters in the body of Loop.
-  static std::map<Key, std::vector<const AccessInfo *>>
-  readsIn(const ForStmt *Loop, const KernelInfo &K, ASTContext &AC) {
-    std::map<Key, std::vector<const AccessInfo *>> R;
-    const SourceManager &SM = AC.getSourceManager();
-    for (const AccessInfo &A : K.Accesses) {
-      if (A.K != AccessInfo::Load || !A.Expr ||
-          !contains(Loop->getBody()->getSourceRange(), A.Expr->getBeginLoc(),
-                    SM))
-        continue;
-      R[Key{A.BaseDecl, withoutSpaces(A.Index)}].push_back(&A);
-    }
-    return R;
-  }
-
-  /// Why the kernel's reads through P cannot be cached, or "".
-  static std::string checkPointer(const ParmVarDecl *P, const KernelInfo &K,
-                                  ASTContext &AC) {
-    std::string Name = P->getNameAsString();
-    const ParamInfo *PI = K.param(Name);
-    size_t Reads = 0;
-    for (const AccessInfo &A : K.Accesses) {
-      if (A.BaseDecl != P)
-        continue;
-      if (A.K == AccessInfo::AddressOf)
-        return "the address of an element of '" + Name + "' is taken (at " +
-               str(A.Loc) + ")";
-      if (A.K != AccessInfo::Load)
-        return "'" + Name + "' is written (at " + str(A.Loc) + ")";
-      ++Reads;
-    }
-    if (countReferences(K.Decl->getBody(), P) != Reads)
-      return "'" + Name + "' is used other than by reading '" + Name + "[...]'";
-    QualType Pointee = P->getType()->getPointeeType();
-    if (Pointee.isVolatileQualified())
-      return "'" + Name + "' points to volatile data";
-    if (!PI || !PI->Restrict)
-      return "'" + Name +
-             "' is not __restrict__: a store through another pointer may "
-             "change its elements between the loops";
-    QualType T = Pointee.getUnqualifiedType();
-    if (!T.isTriviallyCopyableType(AC))
-      return "its element type '" + PI->PointeeType +
-             "' is not trivially copyable";
-    if (const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
-        RD && !RD->hasTrivialDefaultConstructor())
-      return "its element type '" + PI->PointeeType +
-             "' has no trivial default constructor";
-    return "";
-  }
-
-  //===--------------------------------------------------------------------===//
   // Sizing
   //===--------------------------------------------------------------------===//
-
-  /// The largest value the bound can have when Loop runs: a constant bound,
-  /// or a guard `if (n > C) return;` (or `n >= C`, `C < n`, `C <= n`, also
-  /// as one operand of `||`) among the kernel's top-level statements before
-  /// Loop.
-  static std::optional<int64_t>
-  staticBound(const ForStmt *Loop, const KernelInfo &K, ASTContext &AC) {
-    const Expr *Bound = matchCountedLoop(Loop)->Bound;
-    if (std::optional<int64_t> C = evaluateInt(Bound, AC, nullptr))
-      return *C;
-    const VarDecl *V = referencedVar(Bound);
-    const auto *Body = dyn_cast<CompoundStmt>(K.Decl->getBody());
-    if (!V || !Body)
-      return std::nullopt;
-    const SourceManager &SM = AC.getSourceManager();
-    std::optional<int64_t> Best;
-    std::function<void(const Expr *)> Guard = [&](const Expr *Cond) {
-      Cond = Cond->IgnoreParenImpCasts();
-      const auto *B = dyn_cast<BinaryOperator>(Cond);
-      if (!B)
-        return;
-      if (B->getOpcode() == BO_LOr) {
-        Guard(B->getLHS());
-        Guard(B->getRHS());
-        return;
-      }
-      const Expr *Var = B->getLHS(), *Lim = B->getRHS();
-      BinaryOperatorKind Op = B->getOpcode();
-      if (Op == BO_LT || Op == BO_LE) { // C < n  is  n > C
-        std::swap(Var, Lim);
-        Op = Op == BO_LT ? BO_GT : BO_GE;
-      }
-      if ((Op != BO_GT && Op != BO_GE) || referencedVar(Var) != V)
-        return;
-      std::optional<int64_t> C = evaluateInt(Lim, AC, nullptr);
-      if (!C)
-        return;
-      int64_t Max = Op == BO_GT ? *C : *C - 1;
-      if (!Best || Max < *Best)
-        Best = Max;
-    };
-    for (const Stmt *S : Body->body()) {
-      if (!SM.isBeforeInTranslationUnit(S->getBeginLoc(), Loop->getBeginLoc()))
-        break;
-      const auto *If = dyn_cast<IfStmt>(S);
-      if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
-        continue;
-      const Stmt *Then = If->getThen();
-      if (const auto *CS = dyn_cast<CompoundStmt>(Then); CS && CS->size() == 1)
-        Then = CS->body_front();
-      if (isa<ReturnStmt>(Then))
-        Guard(If->getCond());
-    }
-    return Best;
-  }
 
   /// N for the group, or a refusal.
   std::variant<uint64_t, std::string> chooseN(PassContext &Ctx,
@@ -459,7 +170,7 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
     uint64_t Budget = std::max<uint64_t>(1, Registers / PerIteration);
     std::string Bound = sourceText(
         matchCountedLoop(G.A)->Bound->getSourceRange(), Ctx.deviceContext());
-    if (std::optional<int64_t> Max = staticBound(G.A, K, Ctx.deviceContext())) {
+    if (std::optional<int64_t> Max = staticLoopBound(G.A, K, Ctx.deviceContext())) {
       uint64_t Need = *Max <= 0 ? 1 : (*Max + *Threads - 1) / *Threads;
       if (Need <= Budget) {
         bool Constant = evaluateInt(matchCountedLoop(G.A)->Bound,
@@ -485,191 +196,6 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
   //===--------------------------------------------------------------------===//
   // Matching
   //===--------------------------------------------------------------------===//
-
-  /// Names already used in the kernel, so generated ones do not collide.
-  static std::set<std::string> namesIn(const FunctionDecl *F) {
-    std::set<std::string> Names;
-    for (const ParmVarDecl *P : F->parameters())
-      Names.insert(P->getNameAsString());
-    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-      if (!S)
-        return;
-      if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-        Names.insert(Ref->getDecl()->getNameAsString());
-      if (const auto *DS = dyn_cast<DeclStmt>(S))
-        for (const Decl *D : DS->decls())
-          if (const auto *ND = dyn_cast<NamedDecl>(D))
-            Names.insert(ND->getNameAsString());
-      for (const Stmt *C : S->children())
-        Walk(C);
-    };
-    Walk(F->getBody());
-    return Names;
-  }
-
-  static std::string freshName(std::set<std::string> &Used,
-                               const std::string &Want) {
-    std::string Name = Want;
-    for (unsigned I = 2; Used.count(Name); ++I)
-      Name = Want + "_" + std::to_string(I);
-    Used.insert(Name);
-    return Name;
-  }
-
-  /// Finds the groups of sibling loops in one compound statement.
-  void matchCompound(PassContext &Ctx, const KernelInfo &K,
-                     const CompoundStmt *CS, ParentMap &PM,
-                     std::vector<Group> &Groups, bool &SawReRead) {
-    ASTContext &AC = Ctx.deviceContext();
-    std::vector<const ForStmt *> Loops;
-    for (const Stmt *S : CS->body()) {
-      if (const auto *AS = dyn_cast<AttributedStmt>(S))
-        S = AS->getSubStmt();
-      if (const auto *F = dyn_cast<ForStmt>(S))
-        Loops.push_back(F);
-    }
-    std::set<const ForStmt *> Used;
-    std::set<std::pair<const ForStmt *, std::string>> Reported;
-    auto Missed = [&](const Refusal &R) {
-      if (Reported.insert({nullptr, R.Message + str(R.Loc)}).second)
-        Ctx.missed(K.Name, R.Loc,
-                   "registers not used as a cache: " + R.Message);
-    };
-    for (size_t I = 0; I < Loops.size(); ++I) {
-      const ForStmt *A = Loops[I];
-      if (Used.count(A))
-        continue;
-      auto ReadsA = readsIn(A, K, AC);
-      std::optional<std::optional<Refusal>> ShapeA;
-      Group G;
-      G.A = A;
-      std::map<Key, Cache> Caches;
-      for (size_t J = I + 1; J < Loops.size(); ++J) {
-        const ForStmt *B = Loops[J];
-        if (Used.count(B))
-          continue;
-        auto ReadsB = readsIn(B, K, AC);
-        std::vector<Key> Shared;
-        for (const auto &[Key, _] : ReadsB)
-          if (ReadsA.count(Key))
-            Shared.push_back(Key);
-        if (Shared.empty())
-          continue;
-        SawReRead = true;
-        const AccessInfo &First = *ReadsB[Shared.front()].front();
-        auto Here = [&](const Twine &Why) {
-          return Refusal{"'" + First.Base + "[" + First.Index +
-                             "]' is read again at " + str(First.Loc) +
-                             ", but " + Why.str(),
-                         First.Loc};
-        };
-        if (!ShapeA)
-          ShapeA = checkLoop(A, K, PM, AC);
-        if (*ShapeA) {
-          Missed(Here((*ShapeA)->Message));
-          continue;
-        }
-        if (std::optional<Refusal> R = checkLoop(B, K, PM, AC)) {
-          Missed(Here(R->Message));
-          continue;
-        }
-        if (!sameBound(A, B, AC)) {
-          Missed(Here("the loops at " + str(lineCol(A->getBeginLoc(), AC)) +
-                      " and " + str(lineCol(B->getBeginLoc(), AC)) +
-                      " have different bounds"));
-          continue;
-        }
-        bool Any = false;
-        for (const Key &KeyAB : Shared) {
-          const AccessInfo &Again = *ReadsB[KeyAB].front();
-          auto HereKey = [&](const Twine &Why) {
-            return Refusal{"'" + Again.Base + "[" + Again.Index +
-                               "]' is read again at " + str(Again.Loc) +
-                               ", but " + Why.str(),
-                           Again.Loc};
-          };
-          if (std::string W = checkPointer(KeyAB.Base, K, AC); !W.empty()) {
-            Missed(HereKey(W));
-            continue;
-          }
-          const AccessInfo *Load = nullptr;
-          for (const AccessInfo *X : ReadsA[KeyAB])
-            if (runsWheneverBodyRuns(X->Expr, A->getBody(), PM)) {
-              Load = X;
-              break;
-            }
-          if (Load && !exprOffsets(Load->Expr, AC)) {
-            Missed(HereKey("its load at " + str(Load->Loc) +
-                           " is written in a macro"));
-            continue;
-          }
-          if (!Load) {
-            Missed(HereKey("the loop at " + str(lineCol(A->getBeginLoc(), AC)) +
-                           " does not load it on every iteration"));
-            continue;
-          }
-          // The index has one value per loop variable, the same in A and B.
-          std::string Why;
-          std::vector<const VarDecl *> VarsA, VarsB;
-          const VarDecl *VarA = matchCountedLoop(A)->Var;
-          const VarDecl *VarB = matchCountedLoop(B)->Var;
-          Why = checkIndex(Load->Expr->getIdx(), VarA, A, K.Decl->getBody(), PM,
-                           AC, VarsA);
-          for (const AccessInfo *X : ReadsB[KeyAB]) {
-            if (!Why.empty())
-              break;
-            std::vector<const VarDecl *> Vars;
-            Why = checkIndex(X->Expr->getIdx(), VarB, B, K.Decl->getBody(), PM,
-                             AC, Vars);
-            if (Why.empty() && Vars.size() != VarsA.size())
-              Why = "different variables";
-            for (size_t V = 0; Why.empty() && V < Vars.size(); ++V)
-              if (!(Vars[V] == VarsA[V] ||
-                    (Vars[V] == VarB && VarsA[V] == VarA)))
-                Why = "different variables";
-            if (Why.empty() && !exprOffsets(X->Expr, AC))
-              Why = "a macro";
-          }
-          if (!Why.empty()) {
-            Missed(HereKey("its index uses " + Why));
-            continue;
-          }
-          if (!Caches.count(KeyAB)) {
-            Cache C;
-            C.K = KeyAB;
-            C.BaseName = KeyAB.Base->getNameAsString();
-            C.Load = Load->Expr;
-            const ParamInfo *PI = K.param(C.BaseName);
-            C.ElementType = PI->PointeeType;
-            C.Const = PI->PointeeConst;
-            uint64_t Bytes =
-                AC.getTypeSizeInChars(KeyAB.Base->getType()->getPointeeType())
-                    .getQuantity();
-            C.Registers = std::max<uint64_t>(1, (Bytes + 3) / 4);
-            Caches.emplace(KeyAB, C);
-          }
-          Any = true;
-        }
-        if (!Any)
-          continue;
-        G.Bs.push_back(B);
-      }
-      if (G.Bs.empty())
-        continue;
-      for (auto &[_, C] : Caches)
-        G.Caches.push_back(C);
-      // In the order A loads them (the map's order is by pointer value).
-      const SourceManager &SM = AC.getSourceManager();
-      llvm::sort(G.Caches, [&](const Cache &L, const Cache &R) {
-        return SM.isBeforeInTranslationUnit(L.Load->getBeginLoc(),
-                                            R.Load->getBeginLoc());
-      });
-      G.Bound = matchCountedLoop(A)->Bound;
-      Used.insert(A);
-      Used.insert(G.Bs.begin(), G.Bs.end());
-      Groups.push_back(std::move(G));
-    }
-  }
 
   //===--------------------------------------------------------------------===//
   // Rewriting
@@ -722,26 +248,21 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
       }
     }
     std::vector<std::tuple<unsigned, unsigned, std::string>> Repl;
-    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-      if (!S)
-        return;
-      if (const auto *E = dyn_cast<ArraySubscriptExpr>(S)) {
-        const auto *Ref =
-            dyn_cast<DeclRefExpr>(E->getBase()->IgnoreParenImpCasts());
-        for (const Cache &C : G.Caches)
-          if (Ref && Ref->getDecl() == C.K.Base &&
-              withoutSpaces(sourceText(E->getIdx()->getSourceRange(), AC)) ==
-                  C.K.Index) {
-            std::optional<std::pair<unsigned, unsigned>> R = exprOffsets(E, AC);
-            if (R)
-              Repl.emplace_back(R->first, R->second - R->first, C.View);
-            return;
-          }
-      }
-      for (const Stmt *Ch : S->children())
-        Walk(Ch);
-    };
-    Walk(Body);
+    for (const BoundNodes &N :
+         match(findAll(arraySubscriptExpr().bind("a")), *Body, AC)) {
+      const auto *E = N.getNodeAs<ArraySubscriptExpr>("a");
+      const auto *Ref =
+          dyn_cast<DeclRefExpr>(E->getBase()->IgnoreParenImpCasts());
+      for (const Cache &C : G.Caches)
+        if (Ref && Ref->getDecl() == C.K.Base &&
+            withoutSpaces(sourceText(E->getIdx()->getSourceRange(), AC)) ==
+                C.K.Index) {
+          if (std::optional<std::pair<unsigned, unsigned>> R =
+                  exprOffsets(E, AC))
+            Repl.emplace_back(R->first, R->second - R->first, C.View);
+          break;
+        }
+    }
     std::string Text = splice(Code, Begin, End, Repl);
     if (Unwrap) {
       StringRef T = StringRef(Text).rtrim();
@@ -773,27 +294,28 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
                  "handled");
       return;
     }
-    ParentMap PM(K.Decl->getBody());
+    ReReadLoops Found = findReReadLoops(K, AC);
+    for (const Refusal &R : Found.Refusals)
+      Ctx.missed(K.Name, R.Loc, "registers not used as a cache: " + R.Message);
     std::vector<Group> Groups;
-    bool SawReRead = false;
-    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-      if (!S)
-        return;
-      if (const auto *CS = dyn_cast<CompoundStmt>(S))
-        matchCompound(Ctx, K, CS, PM, Groups, SawReRead);
-      for (const Stmt *C : S->children())
-        Walk(C);
-    };
-    Walk(K.Decl->getBody());
+    for (const ReReadGroup &R : Found.Groups) {
+      Group G;
+      G.A = R.A;
+      G.Bs = R.Bs;
+      G.Bound = R.Bound;
+      for (const CachedLoad &L : R.Loads)
+        G.Caches.push_back(Cache{L, "", ""});
+      Groups.push_back(std::move(G));
+    }
     if (Groups.empty()) {
-      if (!SawReRead)
+      if (!Found.SawReRead)
         Ctx.missed(K.Name, K.Loc,
                    "registers not used as a cache: no global element read "
                    "by a loop is read again by a later loop of the same "
                    "compound statement");
       return;
     }
-    std::set<std::string> Names = namesIn(K.Decl);
+    std::set<std::string> Names = namesUsedIn(K.Decl, AC);
     if (Names.count("kopt_k")) {
       Ctx.missed(K.Name, K.Loc,
                  "registers not used as a cache: the kernel already uses "

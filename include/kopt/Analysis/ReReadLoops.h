@@ -1,0 +1,73 @@
+//===- ReReadLoops.h - Elements a later loop reads again --------*- C++ -*-===//
+//
+// The analysis behind register-cache: sibling block-stride loops of one
+// compound statement where a later loop (B) reads global elements an
+// earlier one (A) read, at the same index for the same loop variable, from
+// a __restrict__ pointer the kernel only reads. Such elements can be kept
+// in registers between the loops. The legality rules are in
+// passes/RegisterCache.cpp and docs/passes.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_ANALYSIS_REREADLOOPS_H
+#define KOPT_ANALYSIS_REREADLOOPS_H
+
+#include "kopt/Analysis/KernelInfo.h"
+#include "kopt/Analysis/Refusal.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kopt {
+
+/// A global element read in a loop: the pointer and the index as written.
+struct ReReadKey {
+  const clang::ParmVarDecl *Base = nullptr;
+  std::string Index; ///< without spaces
+  bool operator<(const ReReadKey &O) const {
+    return std::tie(Base, Index) < std::tie(O.Base, O.Index);
+  }
+};
+
+/// One element to keep: where A loads it on every iteration.
+struct CachedLoad {
+  ReReadKey K;
+  std::string BaseName;
+  const clang::ArraySubscriptExpr *Load = nullptr;
+  std::string ElementType; ///< unqualified pointee
+  bool Const = false;
+  unsigned Registers = 1; ///< 32-bit registers per element
+};
+
+/// Loop A, the loops B that re-read its elements, and what they re-read (in
+/// the order A loads it).
+struct ReReadGroup {
+  const clang::ForStmt *A = nullptr;
+  std::vector<const clang::ForStmt *> Bs;
+  std::vector<CachedLoad> Loads;
+  const clang::Expr *Bound = nullptr;
+};
+
+struct ReReadLoops {
+  std::vector<ReReadGroup> Groups;
+  /// Re-reads found and why each cannot be cached, in source order.
+  std::vector<Refusal> Refusals;
+  /// Some later loop reads an element an earlier loop read.
+  bool SawReRead = false;
+};
+
+/// The groups of K's body (every compound statement of it).
+ReReadLoops findReReadLoops(const KernelInfo &K, clang::ASTContext &AC);
+
+/// The largest value Loop's bound can have when Loop runs: a constant
+/// bound, or a guard `if (n > C) return;` (or `n >= C`, `C < n`, `C <= n`,
+/// also as one operand of `||`) among the kernel's top-level statements
+/// before Loop.
+std::optional<int64_t> staticLoopBound(const clang::ForStmt *Loop,
+                                       const KernelInfo &K,
+                                       clang::ASTContext &AC);
+
+} // namespace kopt
+
+#endif // KOPT_ANALYSIS_REREADLOOPS_H

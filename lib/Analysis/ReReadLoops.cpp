@@ -1,0 +1,438 @@
+//===- ReReadLoops.cpp - Elements a later loop reads again ----------------===//
+
+#include "kopt/Analysis/ReReadLoops.h"
+#include "kopt/Analysis/BodyHazards.h"
+#include "kopt/Analysis/ControlFlow.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <map>
+#include <set>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace llvm;
+
+namespace kopt {
+
+namespace {
+
+bool contains(SourceRange Outer, SourceLocation L, const SourceManager &SM) {
+  L = SM.getExpansionLoc(L);
+  SourceLocation B = SM.getExpansionLoc(Outer.getBegin());
+  SourceLocation E = SM.getExpansionLoc(Outer.getEnd());
+  return !SM.isBeforeInTranslationUnit(L, B) &&
+         !SM.isBeforeInTranslationUnit(E, L);
+}
+
+/// What in a loop body the rewrite cannot keep: leaving the loop early,
+/// barriers and warp collectives (the new loop runs N iterations with a
+/// guard, which changes which threads reach them together).
+std::optional<Refusal> scanLoopBody(const Stmt *Body, ASTContext &Ctx) {
+  using K = BodyHazard;
+  std::optional<BodyHazard> H =
+      firstHazard(Body, Ctx,
+                  {K::Return, K::Goto, K::Label, K::Break, K::Continue,
+                   K::Barrier, K::WarpCollective});
+  if (!H)
+    return std::nullopt;
+  static const char *What[] = {"a return",   "a goto",     "a label",
+                               "a break",    "a continue", "a barrier"};
+  std::string Message =
+      H->K == K::WarpCollective ? "the warp collective '" + H->Name + "'"
+                                : What[H->K];
+  return Refusal{"contains " + Message, lineCol(H->At->getBeginLoc(), Ctx)};
+}
+
+/// V is a scalar local or parameter whose every use in Body is a read of
+/// its value: it holds one value for the whole kernel.
+bool isStableScalar(const VarDecl *V, const Stmt *Body) {
+  if (!V->hasLocalStorage() || V->hasAttr<CUDASharedAttr>() ||
+      V->getType()->isReferenceType() || V->getType().isVolatileQualified() ||
+      !V->getType()->isIntegralOrEnumerationType())
+    return false;
+  return !isModifiedIn(V, Body);
+}
+
+/// Why Index may not have one value per loop variable, or "" if it does.
+/// Collects the variables it reads (in order) into Vars.
+std::string checkIndex(const Expr *E, const VarDecl *LoopVar,
+                       const ForStmt *Loop, const Stmt *Body, ASTContext &AC,
+                              std::vector<const VarDecl *> &Vars) {
+  if (matchBuiltin(E))
+    return "";
+  E = E->IgnoreParens();
+  if (isa<IntegerLiteral, CharacterLiteral, CXXBoolLiteralExpr>(E))
+    return "";
+  if (const auto *Cast = dyn_cast<CastExpr>(E)) {
+    if (!isa<ImplicitCastExpr, CStyleCastExpr, CXXFunctionalCastExpr,
+             CXXStaticCastExpr>(Cast))
+      return "a cast";
+    return checkIndex(Cast->getSubExpr(), LoopVar, Loop, Body, AC, Vars);
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (isa<EnumConstantDecl>(Ref->getDecl()))
+      return "";
+    const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!V)
+      return "'" + Ref->getDecl()->getNameAsString() + "'";
+    Vars.push_back(V);
+    if (V == LoopVar)
+      return "";
+    if (contains(Loop->getSourceRange(), V->getLocation(),
+                 AC.getSourceManager()))
+      return "'" + V->getNameAsString() + "', declared in the loop";
+    if (!isStableScalar(V, Body))
+      return "'" + V->getNameAsString() +
+             "', which is not a local scalar that is only read";
+    return "";
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_Deref ||
+        U->getOpcode() == UO_AddrOf)
+      return "'" + sourceText(E->getSourceRange(), AC) + "'";
+    return checkIndex(U->getSubExpr(), LoopVar, Loop, Body, AC, Vars);
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+    if (B->isAssignmentOp() || B->getOpcode() == BO_Comma)
+      return "'" + sourceText(E->getSourceRange(), AC) + "'";
+    std::string L =
+        checkIndex(B->getLHS(), LoopVar, Loop, Body, AC, Vars);
+    if (!L.empty())
+      return L;
+    return checkIndex(B->getRHS(), LoopVar, Loop, Body, AC, Vars);
+  }
+  if (const auto *C = dyn_cast<ConditionalOperator>(E)) {
+    for (const Expr *Sub :
+         {C->getCond(), C->getTrueExpr(), C->getFalseExpr()})
+      if (std::string W = checkIndex(Sub, LoopVar, Loop, Body, AC, Vars);
+          !W.empty())
+        return W;
+    return "";
+  }
+  return "'" + sourceText(E->getSourceRange(), AC) + "'";
+}
+
+/// The loop's own shape: `for (T j = threadIdx.x; j < n; j +=
+/// blockDim.x)` over a stable bound, with a body the rewrite can copy.
+std::optional<Refusal> checkLoop(const ForStmt *For,
+                                        const KernelInfo &K, ParentMap &PM,
+                                        ASTContext &AC) {
+  LineCol Loc = lineCol(For->getBeginLoc(), AC);
+  auto Fail = [&](const Twine &Why) {
+    return Refusal{"the loop at " + str(Loc) + " " + Why.str(), Loc};
+  };
+  const Stmt *Body = K.Decl->getBody();
+  std::optional<CountedLoop> CL = matchCountedLoop(For);
+  if (!CL || !isa_and_nonnull<DeclStmt>(For->getInit()))
+    return Fail("is not a counted loop that declares its variable");
+  const Expr *Start = stripCasts(followLocalInit(stripCasts(CL->Init), Body));
+  if (!isBuiltin(Start, BuiltinVar::ThreadIdx))
+    return Fail("does not start at threadIdx.x");
+  if (!CL->Step || !isBuiltin(CL->Step, BuiltinVar::BlockDim))
+    return Fail("does not step by blockDim.x");
+  if (CL->Inclusive)
+    return Fail("compares with '<=': not handled");
+  QualType T = CL->Var->getType();
+  if (!T->isIntegerType() || AC.getTypeSize(T) < 32)
+    return Fail("has an index narrower than 32 bits");
+  if (const Stmt *P = PM.getParent(const_cast<ForStmt *>(For));
+      isa_and_nonnull<AttributedStmt>(P))
+    return Fail("has a loop pragma");
+  if (!isRewritable(For->getSourceRange(), AC))
+    return Fail("is written in a macro");
+  if (std::optional<int64_t> C = evaluateInt(CL->Bound, AC, nullptr); !C) {
+    const VarDecl *V = referencedVar(CL->Bound);
+    if (!V || !isStableScalar(V, Body))
+      return Fail("has the bound '" +
+                  sourceText(CL->Bound->getSourceRange(), AC) +
+                  "', which is neither a constant nor a local scalar that "
+                  "is only read");
+  }
+  if (std::optional<Refusal> Why = scanLoopBody(For->getBody(), AC))
+    return Fail(Why->Message + " at " + str(Why->Loc));
+  return std::nullopt;
+}
+
+/// A and B run the same iterations: same bound (variable or value).
+bool sameBound(const ForStmt *A, const ForStmt *B, ASTContext &AC) {
+  const Expr *BA = matchCountedLoop(A)->Bound;
+  const Expr *BB = matchCountedLoop(B)->Bound;
+  std::optional<int64_t> CA = evaluateInt(BA, AC, nullptr);
+  std::optional<int64_t> CB = evaluateInt(BB, AC, nullptr);
+  if (CA || CB)
+    return CA && CB && *CA == *CB;
+  return referencedVar(BA) && referencedVar(BA) == referencedVar(BB);
+}
+
+/// Global reads `p[idx]` of pointer parameters in the body of Loop.
+std::map<ReReadKey, std::vector<const AccessInfo *>>
+readsIn(const ForStmt *Loop, const KernelInfo &K, ASTContext &AC) {
+  std::map<ReReadKey, std::vector<const AccessInfo *>> R;
+  const SourceManager &SM = AC.getSourceManager();
+  for (const AccessInfo &A : K.Accesses) {
+    if (A.K != AccessInfo::Load || !A.Expr ||
+        !contains(Loop->getBody()->getSourceRange(), A.Expr->getBeginLoc(),
+                  SM))
+      continue;
+    R[ReReadKey{A.BaseDecl, withoutSpaces(A.Index)}].push_back(&A);
+  }
+  return R;
+}
+
+/// Why the kernel's reads through P cannot be cached, or "".
+std::string checkPointer(const ParmVarDecl *P, const KernelInfo &K,
+                                ASTContext &AC) {
+  std::string Name = P->getNameAsString();
+  const ParamInfo *PI = K.param(Name);
+  size_t Reads = 0;
+  for (const AccessInfo &A : K.Accesses) {
+    if (A.BaseDecl != P)
+      continue;
+    if (A.K == AccessInfo::AddressOf)
+      return "the address of an element of '" + Name + "' is taken (at " +
+             str(A.Loc) + ")";
+    if (A.K != AccessInfo::Load)
+      return "'" + Name + "' is written (at " + str(A.Loc) + ")";
+    ++Reads;
+  }
+  if (countReferences(K.Decl->getBody(), P) != Reads)
+    return "'" + Name + "' is used other than by reading '" + Name + "[...]'";
+  QualType Pointee = P->getType()->getPointeeType();
+  if (Pointee.isVolatileQualified())
+    return "'" + Name + "' points to volatile data";
+  if (!PI || !PI->Restrict)
+    return "'" + Name +
+           "' is not __restrict__: a store through another pointer may "
+           "change its elements between the loops";
+  QualType T = Pointee.getUnqualifiedType();
+  if (!T.isTriviallyCopyableType(AC))
+    return "its element type '" + PI->PointeeType +
+           "' is not trivially copyable";
+  if (const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+      RD && !RD->hasTrivialDefaultConstructor())
+    return "its element type '" + PI->PointeeType +
+           "' has no trivial default constructor";
+  return "";
+}
+
+/// Finds the groups of sibling loops in one compound statement.
+void matchCompound(const KernelInfo &K, const CompoundStmt *CS,
+                   ParentMap &PM, ASTContext &AC, ReReadLoops &Out) {
+  std::vector<const ForStmt *> Loops;
+  for (const Stmt *S : CS->body()) {
+    if (const auto *AS = dyn_cast<AttributedStmt>(S))
+      S = AS->getSubStmt();
+    if (const auto *F = dyn_cast<ForStmt>(S))
+      Loops.push_back(F);
+  }
+  std::set<const ForStmt *> Used;
+  std::set<std::pair<const ForStmt *, std::string>> Reported;
+  auto Missed = [&](const Refusal &R) {
+    if (Reported.insert({nullptr, R.Message + str(R.Loc)}).second)
+      Out.Refusals.push_back(R);
+  };
+  for (size_t I = 0; I < Loops.size(); ++I) {
+    const ForStmt *A = Loops[I];
+    if (Used.count(A))
+      continue;
+    auto ReadsA = readsIn(A, K, AC);
+    std::optional<std::optional<Refusal>> ShapeA;
+    ReReadGroup G;
+    G.A = A;
+    std::map<ReReadKey, CachedLoad> Caches;
+    for (size_t J = I + 1; J < Loops.size(); ++J) {
+      const ForStmt *B = Loops[J];
+      if (Used.count(B))
+        continue;
+      auto ReadsB = readsIn(B, K, AC);
+      std::vector<ReReadKey> Shared;
+      for (const auto &[Key, _] : ReadsB)
+        if (ReadsA.count(Key))
+          Shared.push_back(Key);
+      if (Shared.empty())
+        continue;
+      Out.SawReRead = true;
+      const AccessInfo &First = *ReadsB[Shared.front()].front();
+      auto Here = [&](const Twine &Why) {
+        return Refusal{"'" + First.Base + "[" + First.Index +
+                           "]' is read again at " + str(First.Loc) +
+                           ", but " + Why.str(),
+                       First.Loc};
+      };
+      if (!ShapeA)
+        ShapeA = checkLoop(A, K, PM, AC);
+      if (*ShapeA) {
+        Missed(Here((*ShapeA)->Message));
+        continue;
+      }
+      if (std::optional<Refusal> R = checkLoop(B, K, PM, AC)) {
+        Missed(Here(R->Message));
+        continue;
+      }
+      if (!sameBound(A, B, AC)) {
+        Missed(Here("the loops at " + str(lineCol(A->getBeginLoc(), AC)) +
+                    " and " + str(lineCol(B->getBeginLoc(), AC)) +
+                    " have different bounds"));
+        continue;
+      }
+      bool Any = false;
+      for (const ReReadKey &KeyAB : Shared) {
+        const AccessInfo &Again = *ReadsB[KeyAB].front();
+        auto HereKey = [&](const Twine &Why) {
+          return Refusal{"'" + Again.Base + "[" + Again.Index +
+                             "]' is read again at " + str(Again.Loc) +
+                             ", but " + Why.str(),
+                         Again.Loc};
+        };
+        if (std::string W = checkPointer(KeyAB.Base, K, AC); !W.empty()) {
+          Missed(HereKey(W));
+          continue;
+        }
+        const AccessInfo *Load = nullptr;
+        for (const AccessInfo *X : ReadsA[KeyAB])
+          if (runsWheneverBodyRuns(X->Expr, A->getBody(), PM)) {
+            Load = X;
+            break;
+          }
+        if (Load && !isRewritable(Load->Expr->getSourceRange(), AC)) {
+          Missed(HereKey("its load at " + str(Load->Loc) +
+                         " is written in a macro"));
+          continue;
+        }
+        if (!Load) {
+          Missed(HereKey("the loop at " + str(lineCol(A->getBeginLoc(), AC)) +
+                         " does not load it on every iteration"));
+          continue;
+        }
+        // The index has one value per loop variable, the same in A and B.
+        std::string Why;
+        std::vector<const VarDecl *> VarsA, VarsB;
+        const VarDecl *VarA = matchCountedLoop(A)->Var;
+        const VarDecl *VarB = matchCountedLoop(B)->Var;
+        Why = checkIndex(Load->Expr->getIdx(), VarA, A, K.Decl->getBody(), AC,
+                         VarsA);
+        for (const AccessInfo *X : ReadsB[KeyAB]) {
+          if (!Why.empty())
+            break;
+          std::vector<const VarDecl *> Vars;
+          Why = checkIndex(X->Expr->getIdx(), VarB, B, K.Decl->getBody(), AC,
+                           Vars);
+          if (Why.empty() && Vars.size() != VarsA.size())
+            Why = "different variables";
+          for (size_t V = 0; Why.empty() && V < Vars.size(); ++V)
+            if (!(Vars[V] == VarsA[V] ||
+                  (Vars[V] == VarB && VarsA[V] == VarA)))
+              Why = "different variables";
+          if (Why.empty() && !isRewritable(X->Expr->getSourceRange(), AC))
+            Why = "a macro";
+        }
+        if (!Why.empty()) {
+          Missed(HereKey("its index uses " + Why));
+          continue;
+        }
+        if (!Caches.count(KeyAB)) {
+          CachedLoad C;
+          C.K = KeyAB;
+          C.BaseName = KeyAB.Base->getNameAsString();
+          C.Load = Load->Expr;
+          const ParamInfo *PI = K.param(C.BaseName);
+          C.ElementType = PI->PointeeType;
+          C.Const = PI->PointeeConst;
+          uint64_t Bytes =
+              AC.getTypeSizeInChars(KeyAB.Base->getType()->getPointeeType())
+                  .getQuantity();
+          C.Registers = std::max<uint64_t>(1, (Bytes + 3) / 4);
+          Caches.emplace(KeyAB, C);
+        }
+        Any = true;
+      }
+      if (!Any)
+        continue;
+      G.Bs.push_back(B);
+    }
+    if (G.Bs.empty())
+      continue;
+    for (auto &[_, C] : Caches)
+      G.Loads.push_back(C);
+    // In the order A loads them (the map's order is by pointer value).
+    const SourceManager &SM = AC.getSourceManager();
+    llvm::sort(G.Loads, [&](const CachedLoad &L, const CachedLoad &R) {
+      return SM.isBeforeInTranslationUnit(L.Load->getBeginLoc(),
+                                          R.Load->getBeginLoc());
+    });
+    G.Bound = matchCountedLoop(A)->Bound;
+    Used.insert(A);
+    Used.insert(G.Bs.begin(), G.Bs.end());
+    Out.Groups.push_back(std::move(G));
+  }
+}
+
+} // namespace
+
+ReReadLoops findReReadLoops(const KernelInfo &K, ASTContext &AC) {
+  ReReadLoops Out;
+  ParentMap PM(K.Decl->getBody());
+  for (const BoundNodes &N :
+       match(findAll(compoundStmt().bind("c")), *K.Decl->getBody(), AC))
+    matchCompound(K, N.getNodeAs<CompoundStmt>("c"), PM, AC, Out);
+  return Out;
+}
+
+std::optional<int64_t> staticLoopBound(const ForStmt *Loop, const KernelInfo &K, ASTContext &AC) {
+  const Expr *Bound = matchCountedLoop(Loop)->Bound;
+  if (std::optional<int64_t> C = evaluateInt(Bound, AC, nullptr))
+    return *C;
+  const VarDecl *V = referencedVar(Bound);
+  const auto *Body = dyn_cast<CompoundStmt>(K.Decl->getBody());
+  if (!V || !Body)
+    return std::nullopt;
+  const SourceManager &SM = AC.getSourceManager();
+  std::optional<int64_t> Best;
+  std::function<void(const Expr *)> Guard = [&](const Expr *Cond) {
+    Cond = Cond->IgnoreParenImpCasts();
+    const auto *B = dyn_cast<BinaryOperator>(Cond);
+    if (!B)
+      return;
+    if (B->getOpcode() == BO_LOr) {
+      Guard(B->getLHS());
+      Guard(B->getRHS());
+      return;
+    }
+    const Expr *Var = B->getLHS(), *Lim = B->getRHS();
+    BinaryOperatorKind Op = B->getOpcode();
+    if (Op == BO_LT || Op == BO_LE) { // C < n  is  n > C
+      std::swap(Var, Lim);
+      Op = Op == BO_LT ? BO_GT : BO_GE;
+    }
+    if ((Op != BO_GT && Op != BO_GE) || referencedVar(Var) != V)
+      return;
+    std::optional<int64_t> C = evaluateInt(Lim, AC, nullptr);
+    if (!C)
+      return;
+    int64_t Max = Op == BO_GT ? *C : *C - 1;
+    if (!Best || Max < *Best)
+      Best = Max;
+  };
+  for (const Stmt *S : Body->body()) {
+    if (!SM.isBeforeInTranslationUnit(S->getBeginLoc(), Loop->getBeginLoc()))
+      break;
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+      continue;
+    const Stmt *Then = If->getThen();
+    if (const auto *CS = dyn_cast<CompoundStmt>(Then); CS && CS->size() == 1)
+      Then = CS->body_front();
+    if (isa<ReturnStmt>(Then))
+      Guard(If->getCond());
+  }
+  return Best;
+}
+
+
+} // namespace kopt
