@@ -1,0 +1,84 @@
+//===- ReductionTree.h - Shared-memory tree reductions ----------*- C++ -*-===//
+//
+// The analysis behind warp-reduce: the first block reduction most kernels
+// are written with, a tree in shared memory,
+//
+//   A[t] = v;  __syncthreads();
+//   for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+//     if (t < s) A[t] = op(A[t], A[t + s]);
+//     __syncthreads();
+//   }
+//
+// its operation and type, whether all threads reach it, and what else
+// touches the array. The legality rules are in passes/WarpReduce.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_ANALYSIS_REDUCTIONTREE_H
+#define KOPT_ANALYSIS_REDUCTIONTREE_H
+
+#include "kopt/Analysis/KernelInfo.h"
+#include "kopt/Analysis/Refusal.h"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace kopt {
+
+/// A tree whose shape matched: the store, the barrier and the loop lie
+/// consecutively in Block.
+struct ReductionTree {
+  const clang::CompoundStmt *Block = nullptr;
+  const clang::BinaryOperator *Store = nullptr; ///< A[t] = v
+  const clang::Stmt *Sync = nullptr;
+  const clang::ForStmt *Loop = nullptr;
+  const clang::ValueDecl *Array = nullptr;
+  const clang::Expr *Value = nullptr;          ///< v
+  const clang::Expr *Combine = nullptr;        ///< the update in the loop
+  const clang::FunctionDecl *Callee = nullptr; ///< fmaxf & co; null for +
+  std::string CalleeText;
+  bool Add = false;
+  clang::QualType Element;
+  LineCol Loc;
+};
+
+/// The trees of F whose shape matched, and refusals for the loops that
+/// look like trees but are not of the shape.
+void findReductionTrees(const clang::FunctionDecl *F, clang::ASTContext &AC,
+                        std::vector<ReductionTree> &Trees,
+                        std::vector<Refusal> &Shapeless);
+
+/// What does not depend on the tree's context: operator, type, names,
+/// macros. Floating-point sums need Reassociate.
+std::optional<Refusal> checkTreeOperation(const ReductionTree &T,
+                                          clang::ASTContext &AC,
+                                          bool Reassociate);
+
+/// Whether the statement holding E lies in uniform control flow of F: only
+/// compound statements enclose it, nothing in its own expression evaluates
+/// it conditionally, no return precedes it and F has no goto. What names E
+/// in the refusal ("the tree", "the call").
+std::optional<Refusal> checkUniformControl(const clang::FunctionDecl *F,
+                                           const clang::Stmt *E,
+                                           const char *What,
+                                           clang::ASTContext &AC);
+
+/// Why the uses of A in F are not all inside Trees or reads of A[0];
+/// AllowedCalls are (call, argument index) pairs that may pass A.
+std::optional<Refusal> checkArrayUses(
+    const clang::FunctionDecl *F, const clang::ValueDecl *A,
+    const std::vector<ReductionTree> &Trees,
+    const std::set<std::pair<const clang::CallExpr *, unsigned>> &AllowedCalls,
+    clang::ASTContext &AC);
+
+/// The block sizes of every launch of K, when each is a constant 1-D power
+/// of two of at least 32 threads; else why not.
+std::variant<std::set<int64_t>, std::string>
+warpMultipleBlockSizes(const ProgramInfo &Info, const KernelInfo &K);
+
+} // namespace kopt
+
+#endif // KOPT_ANALYSIS_REDUCTIONTREE_H
