@@ -49,6 +49,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/TypeLoc.h"
+#include "clang/Analysis/CallGraph.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -93,20 +94,27 @@ bool mentions(const Stmt *S, BuiltinVar Var) {
   return Found;
 }
 
-/// K and the device functions of the main file it calls, transitively.
+/// K and the device functions of the main file it calls, transitively
+/// (call edges of Clang's CallGraph).
 std::vector<const FunctionDecl *> kernelCode(const FunctionDecl *K,
-                                             const SourceManager &SM) {
+                                             ASTContext &AC) {
+  const SourceManager &SM = AC.getSourceManager();
+  CallGraph Graph;
+  Graph.addToCallGraph(AC.getTranslationUnitDecl());
   std::vector<const FunctionDecl *> Code = {K};
   SmallPtrSet<const FunctionDecl *, 8> Seen = {K};
-  for (size_t I = 0; I < Code.size(); ++I)
-    walk(Code[I]->getBody(), [&](const Stmt *S) {
-      const auto *Call = dyn_cast<CallExpr>(S);
-      const FunctionDecl *F = Call ? Call->getDirectCallee() : nullptr;
+  for (size_t I = 0; I < Code.size(); ++I) {
+    const CallGraphNode *Node = Graph.getNode(Code[I]->getCanonicalDecl());
+    if (!Node)
+      continue;
+    for (const CallGraphNode::CallRecord &Edge : *Node) {
+      const auto *F = dyn_cast_or_null<FunctionDecl>(Edge.Callee->getDecl());
       const FunctionDecl *Def = F ? F->getDefinition() : nullptr;
       if (Def && Def->hasBody() && SM.isInMainFile(Def->getLocation()) &&
           Seen.insert(Def).second)
         Code.push_back(Def);
-    });
+    }
+  }
   return Code;
 }
 
@@ -243,7 +251,7 @@ public:
       return *Why;
     GridUse Use = GridUse::None;
     for (const FunctionDecl *F :
-         kernelCode(K.Decl, Ctx.deviceContext().getSourceManager()))
+         kernelCode(K.Decl, Ctx.deviceContext()))
       if (std::optional<std::string> Why = checkCode(F, Use))
         return *Why;
     if (std::optional<std::string> Why = rewriteLaunchBounds())

@@ -57,37 +57,30 @@ bool isOwnAllocation(const VarDecl *V, const Stmt *Body) {
             V->getASTContext(), Expr::NPC_ValueDependentIsNotNull))
       return false;
   ParentMap Parents(const_cast<Stmt *>(Body));
+  ASTContext &Ctx = V->getASTContext();
   bool Allocated = false;
-  bool Ok = true;
-  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-    if (!Ok)
-      return;
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(S);
-        Ref && Ref->getDecl() == V) {
-      const Stmt *P =
-          Parents.getParentIgnoreParenImpCasts(const_cast<DeclRefExpr *>(Ref));
-      if (std::optional<WriteOf> W = writeOf(P);
-          W && W->Target->IgnoreParenImpCasts() == Ref)
-        Ok = false;
-      if (const auto *U = dyn_cast_or_null<UnaryOperator>(P);
-          U && U->getOpcode() == UO_AddrOf) {
-        const Stmt *Use = Parents.getParent(const_cast<UnaryOperator *>(U));
-        while (Use && isa<CastExpr, ParenExpr>(Use))
-          Use = Parents.getParent(const_cast<Stmt *>(Use));
-        const auto *Call = dyn_cast_or_null<CallExpr>(Use);
-        if (isDeviceAllocation(Call) && Call->getNumArgs() > 0 &&
-            stripCasts(Call->getArg(0)) == U)
-          Allocated = true;
-        else
-          Ok = false; // its address escapes
+  for (const DeclRefExpr *Ref : referencesTo(Body, V, Ctx)) {
+    // `cudaMalloc(&v, bytes)`: the one write allowed.
+    const Stmt *P =
+        Parents.getParentIgnoreParenImpCasts(const_cast<DeclRefExpr *>(Ref));
+    if (const auto *U = dyn_cast_or_null<UnaryOperator>(P);
+        U && U->getOpcode() == UO_AddrOf) {
+      const Stmt *Use = Parents.getParent(const_cast<UnaryOperator *>(U));
+      while (Use && isa<CastExpr, ParenExpr>(Use))
+        Use = Parents.getParent(const_cast<Stmt *>(Use));
+      const auto *Call = dyn_cast_or_null<CallExpr>(Use);
+      if (isDeviceAllocation(Call) && Call->getNumArgs() > 0 &&
+          stripCasts(Call->getArg(0)) == U) {
+        Allocated = true;
+        continue;
       }
     }
-    for (const Stmt *C : S->children())
-      if (C)
-        Walk(C);
-  };
-  Walk(Body);
-  return Ok && Allocated;
+    // Any other use that may change it (an assignment, its address passed
+    // elsewhere, a non-const reference) breaks the proof.
+    if (isMutatedAt(Ref, Body, Ctx))
+      return false;
+  }
+  return Allocated;
 }
 
 class RestrictConstPass : public KernelPass<RestrictConstOptions> {

@@ -142,9 +142,8 @@ class StreamingStoresPass : public KernelPass<StreamingStoresOptions> {
         Uses.Where = lineCol(At->getBeginLoc(), AC);
       }
     };
-    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-      if (const auto *Ref = dyn_cast<DeclRefExpr>(S);
-          Ref && Ref->getDecl() == P) {
+    auto Classify = [&](const DeclRefExpr *Ref) {
+      {
         // Climb through casts to what the pointer is used for.
         const Stmt *Use = Ref;
         const Stmt *Parent = Parents.getParent(const_cast<Stmt *>(Use));
@@ -196,11 +195,9 @@ class StreamingStoresPass : public KernelPass<StreamingStoresOptions> {
         // The index may itself use other pointers; P cannot occur in it
         // without being counted as a read below.
       }
-      for (const Stmt *C : S->children())
-        if (C)
-          Walk(C);
     };
-    Walk(Body);
+    for (const DeclRefExpr *Ref : referencesTo(Body, P, AC))
+      Classify(Ref);
     return Uses;
   }
 

@@ -7,6 +7,8 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
@@ -430,14 +432,25 @@ std::optional<WriteOf> writeOf(const Stmt *S) {
   return std::nullopt;
 }
 
+std::vector<const DeclRefExpr *> referencesTo(const Stmt *S,
+                                              const ValueDecl *D,
+                                              ASTContext &Ctx) {
+  std::vector<const DeclRefExpr *> Out;
+  if (!S)
+    return Out;
+  for (const ast_matchers::BoundNodes &N : ast_matchers::match(
+           ast_matchers::findAll(
+               ast_matchers::declRefExpr(
+                   ast_matchers::to(ast_matchers::decl(
+                       ast_matchers::equalsNode(D))))
+                   .bind("r")),
+           *S, Ctx))
+    Out.push_back(N.getNodeAs<DeclRefExpr>("r"));
+  return Out;
+}
+
 size_t countReferences(const Stmt *S, const ValueDecl *D) {
-  size_t N = 0;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-    N += Ref->getDecl() == D;
-  for (const Stmt *C : S->children())
-    if (C)
-      N += countReferences(C, D);
-  return N;
+  return S ? referencesTo(S, D, D->getASTContext()).size() : 0;
 }
 
 bool isBarrierCall(const Stmt *S) {

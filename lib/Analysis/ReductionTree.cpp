@@ -183,16 +183,6 @@ std::string brief(StringRef Text) {
   return First.size() < Text.size() ? First.str() + " ..." : First.str();
 }
 
-/// Every reference to a declaration in a statement, in source order.
-std::vector<const DeclRefExpr *> referencesTo(const Stmt *S, const ValueDecl *D,
-                                              ASTContext &AC) {
-  std::vector<const DeclRefExpr *> Out;
-  for (const BoundNodes &N :
-       match(findAll(declRefExpr(to(decl(equalsNode(D)))).bind("r")), *S, AC))
-    Out.push_back(N.getNodeAs<DeclRefExpr>("r"));
-  return Out;
-}
-
 /// Statements and expressions that break uniform control flow before a
 /// point: a return (some threads may leave) or a goto (anywhere).
 const Stmt *findEarlyExit(const Stmt *S, SourceLocation Before,

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kopt {
 
@@ -135,6 +136,11 @@ struct WriteOf {
   bool Plain = false;
 };
 std::optional<WriteOf> writeOf(const clang::Stmt *S);
+
+/// Every reference to D in S, in source order.
+std::vector<const clang::DeclRefExpr *>
+referencesTo(const clang::Stmt *S, const clang::ValueDecl *D,
+             clang::ASTContext &Ctx);
 
 /// How many times S refers to D.
 size_t countReferences(const clang::Stmt *S, const clang::ValueDecl *D);
