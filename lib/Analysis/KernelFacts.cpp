@@ -15,8 +15,8 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <map>
 #include <set>
-#include <tuple>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -53,7 +53,7 @@ public:
     const Stmt *Body = F->getBody();
     for (const CallExpr *C : findAllIn<CallExpr>(
              Body, Ctx, callExpr(callee(functionDecl())).bind("n"))) {
-      if (!isBarrierCall(C))
+      if (!isBarrierCall(C) && !reachesBarrier(C->getDirectCallee()))
         continue;
       BarrierInfo B;
       B.Loc = lineCol(C->getBeginLoc(), Ctx);
@@ -83,6 +83,26 @@ public:
   }
 
 private:
+  /// A call of a function of this file that waits at a barrier, itself or
+  /// through its callees, cuts the kernel into phases as __syncthreads does.
+  bool reachesBarrier(const FunctionDecl *Callee) {
+    const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+    if (!Def || !Def->getBody())
+      return false;
+    auto [It, New] = BarrierFunctions.try_emplace(Def, false);
+    if (!New)
+      return It->second; // known, or being looked at (recursion)
+    bool Found = false;
+    for (const CallExpr *C : findAllIn<CallExpr>(
+             Def->getBody(), Ctx, callExpr(callee(functionDecl())).bind("n")))
+      if (isBarrierCall(C) || reachesBarrier(C->getDirectCallee())) {
+        Found = true;
+        break;
+      }
+    BarrierFunctions[Def] = Found;
+    return Found;
+  }
+
   unsigned phaseAt(SourceLocation L) const {
     unsigned Phase = 0;
     for (SourceLocation B : BarrierLocs)
@@ -205,6 +225,7 @@ private:
   const SourceManager &SM;
   ParentMap Parents;
   std::vector<SourceLocation> BarrierLocs;
+  std::map<const FunctionDecl *, bool> BarrierFunctions;
 };
 
 void findReReads(KernelInfo &K) {
@@ -212,23 +233,20 @@ void findReReads(KernelInfo &K) {
   for (const AccessInfo &A : K.Accesses)
     if (A.writes() || A.K == AccessInfo::AddressOf)
       Written.insert(A.BaseDecl);
-  std::set<std::tuple<std::string, std::string, unsigned, unsigned>> Seen;
+  // Every later read of an element pairs with every earlier one.
   for (size_t I = 0; I < K.Accesses.size(); ++I) {
     const AccessInfo &First = K.Accesses[I];
-    if (!First.reads() || Written.contains(First.BaseDecl))
+    if (!First.reads())
       continue;
+    std::string Index = withoutSpaces(First.Index);
     for (size_t J = I + 1; J < K.Accesses.size(); ++J) {
       const AccessInfo &Again = K.Accesses[J];
       if (!Again.reads() || Again.BaseDecl != First.BaseDecl ||
-          Again.Phase <= First.Phase ||
-          withoutSpaces(Again.Index) != withoutSpaces(First.Index))
-        continue;
-      if (!Seen.insert({First.Base, withoutSpaces(First.Index), First.Phase,
-                        Again.Phase})
-               .second)
+          withoutSpaces(Again.Index) != Index)
         continue;
       K.ReReads.push_back({First.Base, First.Index, First.Loc, Again.Loc,
-                           First.Phase, Again.Phase});
+                           First.Phase, Again.Phase,
+                           Written.contains(First.BaseDecl)});
     }
   }
 }

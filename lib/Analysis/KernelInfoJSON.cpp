@@ -90,7 +90,8 @@ json::Value kernel(const KernelInfo &K) {
                                    {"first", loc(R.First)},
                                    {"first_phase", R.FirstPhase},
                                    {"again", loc(R.Again)},
-                                   {"again_phase", R.AgainPhase}});
+                                   {"again_phase", R.AgainPhase},
+                                   {"base_written", R.BaseWritten}});
   json::Array Attrs;
   for (const std::string &A : K.Attributes)
     Attrs.push_back(A);

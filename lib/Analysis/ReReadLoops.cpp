@@ -221,6 +221,22 @@ std::string checkPointer(const ParmVarDecl *P, const KernelInfo &K,
   return "";
 }
 
+/// KernelInfo lists Key as read in A and read again, after a barrier, in B.
+bool isReRead(const KernelInfo &K, const ReReadKey &Key, const ForStmt *A,
+              const ForStmt *B, ASTContext &AC) {
+  auto Within = [&](const ForStmt *Loop, LineCol L) {
+    LineCol Begin = lineCol(Loop->getBeginLoc(), AC);
+    LineCol End = lineCol(Loop->getEndLoc(), AC);
+    return std::tie(Begin.Line, Begin.Col) <= std::tie(L.Line, L.Col) &&
+           std::tie(L.Line, L.Col) <= std::tie(End.Line, End.Col);
+  };
+  for (const ReReadInfo &R : K.ReReads)
+    if (R.Base == Key.Base->getName() && withoutSpaces(R.Index) == Key.Index &&
+        Within(A, R.First) && Within(B, R.Again))
+      return true;
+  return false;
+}
+
 /// Finds the groups of sibling loops in one compound statement.
 void matchCompound(const KernelInfo &K, const CompoundStmt *CS,
                    ParentMap &PM, ASTContext &AC, ReReadLoops &Out) {
@@ -251,9 +267,11 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS,
       if (Used.count(B))
         continue;
       auto ReadsB = readsIn(B, K, AC);
+      // The re-reads KernelInfo found (a load in a later phase of an
+      // element loaded before) whose first read is in A and second in B.
       std::vector<ReReadKey> Shared;
       for (const auto &[Key, _] : ReadsB)
-        if (ReadsA.count(Key))
+        if (ReadsA.count(Key) && isReRead(K, Key, A, B, AC))
           Shared.push_back(Key);
       if (Shared.empty())
         continue;

@@ -77,12 +77,17 @@ struct SharedArrayInfo {
   LineCol Loc;
 };
 
-/// A global element loaded in one phase and loaded again in a later phase.
+/// A global element loaded and loaded again later (same pointer, same index
+/// as written; each pair of reads): in a later phase (after a barrier) or
+/// the same one, from a pointer the kernel writes or only reads.
 struct ReReadInfo {
   std::string Base;
   std::string Index;
   LineCol First, Again;
   unsigned FirstPhase = 0, AgainPhase = 0;
+  /// The kernel stores to the pointer or takes an element's address: the
+  /// element may have changed between the reads.
+  bool BaseWritten = false;
 };
 
 struct KernelInfo {

@@ -102,6 +102,7 @@ void launch(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
 // CHECK-NEXT: },
 // CHECK-NEXT: "again_phase": 2,
 // CHECK-NEXT: "base": "x",
+// CHECK-NEXT: "base_written": false,
 // CHECK-NEXT: "first": {
 // CHECK-NEXT: "col": 32,
 // CHECK-NEXT: "line": 14
