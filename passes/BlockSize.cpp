@@ -44,18 +44,17 @@ class BlockSizePass : public KernelPass<BlockSizeOptions> {
     std::variant<int64_t, std::string> Old = launchBlockSize(KC.pass(), K);
     if (auto *Why = std::get_if<std::string>(&Old))
       return Missed(*Why);
-    std::variant<BlockSizeChange, std::string> Plan =
-        planBlockSizeChange(KC.pass(), K, std::get<int64_t>(Old), Threads,
-                            options().Reassociate);
+    std::variant<BlockSizeChange, std::string> Plan = planBlockSizeChange(
+        KC.pass(), K, std::get<int64_t>(Old), Threads, options().Reassociate);
     if (auto *Why = std::get_if<std::string>(&Plan))
       return Missed(*Why);
     BlockSizeChange &Change = std::get<BlockSizeChange>(Plan);
     if (Error E = KC.edits().merge(Change.Edits))
       return Missed(toString(std::move(E)));
-    KC.applied(
-        "'" + K.Name + "' launched with " + Twine(Threads) +
-            " threads per block instead of " + Twine(std::get<int64_t>(Old)) +
-            (Change.Notes.empty() ? "" : "; " + join(Change.Notes, "; ")));
+    KC.applied("'" + K.Name + "' launched with " + Twine(Threads) +
+               " threads per block instead of " +
+               Twine(std::get<int64_t>(Old)) +
+               (Change.Notes.empty() ? "" : "; " + join(Change.Notes, "; ")));
   }
 };
 

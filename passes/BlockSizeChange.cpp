@@ -243,15 +243,14 @@ class Planner {
 public:
   Planner(PassContext &Ctx, const KernelInfo &K, int64_t B, int64_t N,
           bool Reassociate)
-      : Ctx(Ctx), K(K), B(B), N(N),
-        Reassociate(Reassociate), Change{EditSet(Ctx.source().Path), {}} {}
+      : Ctx(Ctx), K(K), B(B), N(N), Reassociate(Reassociate),
+        Change{EditSet(Ctx.source().Path), {}} {}
 
   std::variant<BlockSizeChange, std::string> run() {
     if (std::optional<std::string> Why = checkSizes())
       return *Why;
     GridUse Use = GridUse::None;
-    for (const FunctionDecl *F :
-         kernelCode(K.Decl, Ctx.deviceContext()))
+    for (const FunctionDecl *F : kernelCode(K.Decl, Ctx.deviceContext()))
       if (std::optional<std::string> Why = checkCode(F, Use))
         return *Why;
     if (std::optional<std::string> Why = rewriteLaunchBounds())

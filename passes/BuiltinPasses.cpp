@@ -23,7 +23,8 @@ PassRegistry buildRegistry() {
 #include "Passes.def"
   for (PassSpec &S : Specs)
     R.addPass(std::move(S));
-#define KOPT_PIPELINE(NAME, PIPELINE, SUMMARY) R.addAlias({NAME, PIPELINE, SUMMARY});
+#define KOPT_PIPELINE(NAME, PIPELINE, SUMMARY)                                 \
+  R.addAlias({NAME, PIPELINE, SUMMARY});
 #include "Passes.def"
   return R;
 }

@@ -133,8 +133,8 @@ Sites findSites(ASTContext &AC) {
         !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
       continue;
     for (const BoundNodes &N :
-         match(findAll(binaryOperator(hasAnyOperatorName("|", "+", "^"))
-                           .bind("b")),
+         match(findAll(
+                   binaryOperator(hasAnyOperatorName("|", "+", "^")).bind("b")),
                *FD->getBody(), AC))
       if (std::optional<PairSite> P =
               matchPair(N.getNodeAs<BinaryOperator>("b"))) {
@@ -144,8 +144,7 @@ Sites findSites(ASTContext &AC) {
         S.Pairs.push_back(*P);
       }
     for (const BoundNodes &N :
-         match(findAll(callExpr(argumentCountIs(1),
-                                callee(functionDecl()))
+         match(findAll(callExpr(argumentCountIs(1), callee(functionDecl()))
                            .bind("c")),
                *FD->getBody(), AC))
       S.Calls.push_back({N.getNodeAs<CallExpr>("c"), FD});

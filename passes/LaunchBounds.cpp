@@ -51,21 +51,19 @@ class LaunchBoundsPass : public KernelPass<LaunchBoundsOptions> {
     for (const LaunchSite *L : Launches) {
       std::optional<int64_t> Threads = L->Block.Value.total();
       if (!Threads)
-        return Refuse("the launch at " + str(L->Loc) + " uses block size '" +
-                      L->Block.Text +
-                      "', which is not a compile-time constant" +
-                      (L->Block.WhyUnknown.empty()
-                           ? ""
-                           : " (" + L->Block.WhyUnknown + ")"));
+        return Refuse(
+            "the launch at " + str(L->Loc) + " uses block size '" +
+            L->Block.Text + "', which is not a compile-time constant" +
+            (L->Block.WhyUnknown.empty() ? ""
+                                         : " (" + L->Block.WhyUnknown + ")"));
       Sizes.emplace(*Threads, L);
     }
     if (Requested) {
       for (const auto &[Threads, L] : Sizes)
         if (Threads > int64_t(*Requested))
-          return Refuse("the launch at " + str(L->Loc) + " uses " +
-                        Twine(Threads) +
-                        " threads per block, more than max-threads=" +
-                        Twine(*Requested));
+          return Refuse(
+              "the launch at " + str(L->Loc) + " uses " + Twine(Threads) +
+              " threads per block, more than max-threads=" + Twine(*Requested));
       return int64_t(*Requested);
     }
     if (Sizes.size() > 1) {
@@ -89,8 +87,9 @@ class LaunchBoundsPass : public KernelPass<LaunchBoundsOptions> {
     const SourceManager &SM = AC.getSourceManager();
     const auto *Existing = K.Decl->getAttr<CUDALaunchBoundsAttr>();
     if (Existing && !options().Replace)
-      return KC.missed("'" + K.Name + "' already has __launch_bounds__; "
-                                       "replace=true overrides it");
+      return KC.missed("'" + K.Name +
+                       "' already has __launch_bounds__; "
+                       "replace=true overrides it");
     Decision<int64_t> Chosen = chooseMaxThreads(KC);
     if (auto *Why = std::get_if<Refusal>(&Chosen))
       return KC.refused(*Why);
@@ -114,13 +113,12 @@ class LaunchBoundsPass : public KernelPass<LaunchBoundsOptions> {
                        "': " + toString(std::move(E)));
     KC.applied(Twine(Existing ? "replaced __launch_bounds__ of '"
                               : "added __launch_bounds__ to '") +
-                    K.Name + "': " + Attr +
-                    (options().MaxThreads
-                         ? ""
-                         : " (every launch site uses " +
-                               std::to_string(*Threads) +
-                               (*Threads == 1 ? " thread" : " threads") +
-                               " per block)"));
+               K.Name + "': " + Attr +
+               (options().MaxThreads
+                    ? ""
+                    : " (every launch site uses " + std::to_string(*Threads) +
+                          (*Threads == 1 ? " thread" : " threads") +
+                          " per block)"));
   }
 };
 

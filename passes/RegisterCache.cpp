@@ -144,9 +144,9 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
 
   /// N for the group, or a refusal.
   std::variant<uint64_t, std::string> chooseN(PassContext &Ctx,
-                                                     const KernelInfo &K,
-                                                     const Group &G,
-                                                     std::string &How) {
+                                              const KernelInfo &K,
+                                              const Group &G,
+                                              std::string &How) {
     if (std::optional<uint64_t> N = options().MaxElems) {
       if (*N == 0 || *N > MaxElems)
         return "max-elems=" + std::to_string(*N) + " is not in 1.." +
@@ -170,7 +170,8 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
     uint64_t Budget = std::max<uint64_t>(1, Registers / PerIteration);
     std::string Bound = sourceText(
         matchCountedLoop(G.A)->Bound->getSourceRange(), Ctx.deviceContext());
-    if (std::optional<int64_t> Max = staticLoopBound(G.A, K, Ctx.deviceContext())) {
+    if (std::optional<int64_t> Max =
+            staticLoopBound(G.A, K, Ctx.deviceContext())) {
       uint64_t Need = *Max <= 0 ? 1 : (*Max + *Threads - 1) / *Threads;
       if (Need <= Budget) {
         bool Constant = evaluateInt(matchCountedLoop(G.A)->Bound,
@@ -443,8 +444,7 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
     }
     Expected<ResourceReport> After = Estimator->estimate(Path, *NewCode, Arch);
     if (!After) {
-      RefuseAll("the rewrite does not compile: " +
-                toString(After.takeError()));
+      RefuseAll("the rewrite does not compile: " + toString(After.takeError()));
       return;
     }
     for (auto &[Name, _] : PerKernel) {

@@ -117,8 +117,8 @@ class ThreadUtilizationPass : public KernelPass<ThreadUtilizationOptions> {
       return NotFixed("covering " + Twine(Needed) + " elements takes " +
                       Twine(NewThreads) + " threads, no fewer than " +
                       Twine(Threads));
-    std::variant<BlockSizeChange, std::string> Plan = planBlockSizeChange(
-        Ctx, K, Threads, NewThreads, options().Reassociate);
+    std::variant<BlockSizeChange, std::string> Plan =
+        planBlockSizeChange(Ctx, K, Threads, NewThreads, options().Reassociate);
     if (auto *Why = std::get_if<std::string>(&Plan))
       return NotFixed(*Why);
     BlockSizeChange &Change = std::get<BlockSizeChange>(Plan);

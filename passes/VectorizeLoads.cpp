@@ -108,9 +108,10 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
 
   /// The code that loads the carriers, runs Body once per element and stores
   /// the carriers back. VectorIndex names the vector (in elements / W).
-  std::string vectorCode(PassContext &Ctx, const ElementRegion &R, const VectorPlan &P,
-                         StringRef VectorIndex, StringRef IndexType,
-                         StringRef Indent, std::string &BodyError) {
+  std::string vectorCode(PassContext &Ctx, const ElementRegion &R,
+                         const VectorPlan &P, StringRef VectorIndex,
+                         StringRef IndexType, StringRef Indent,
+                         std::string &BodyError) {
     ASTContext &AC = Ctx.deviceContext();
     StringRef Code = Ctx.source().Code;
     std::optional<std::pair<unsigned, unsigned>> BodyRange =

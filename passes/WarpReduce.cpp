@@ -177,7 +177,8 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
         const auto *V = cast<VarDecl>(
             cast<DeclRefExpr>(C->getArg(Index)->IgnoreParenImpCasts())
                 ->getDecl());
-        if (std::optional<Refusal> R = checkArrayUses(KDecl, V, {}, Allowed, AC))
+        if (std::optional<Refusal> R =
+                checkArrayUses(KDecl, V, {}, Allowed, AC))
           return Refusal{"in '" + KDecl->getNameAsString() + "', " + R->Message,
                          Loc};
       }
@@ -209,15 +210,18 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
       auto Refuse = [&](const Refusal &R) {
         Ctx.missed(Name, T.Loc, "tree not rewritten: " + R.Message);
       };
-      if (std::optional<Refusal> R = checkTreeOperation(T, AC, options().Reassociate)) {
+      if (std::optional<Refusal> R =
+              checkTreeOperation(T, AC, options().Reassociate)) {
         Refuse(*R);
         continue;
       }
-      if (std::optional<Refusal> R = checkUniformControl(F, T.Store, "the tree", AC)) {
+      if (std::optional<Refusal> R =
+              checkUniformControl(F, T.Store, "the tree", AC)) {
         Refuse(*R);
         continue;
       }
-      if (std::optional<Refusal> R = checkArrayUses(F, T.Array, Trees, {}, AC)) {
+      if (std::optional<Refusal> R =
+              checkArrayUses(F, T.Array, Trees, {}, AC)) {
         Refuse(*R);
         continue;
       }

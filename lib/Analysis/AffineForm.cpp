@@ -231,7 +231,8 @@ std::optional<AffineForm> AffineContext::build(const Expr *E, unsigned Depth) {
   if (const auto *B = dyn_cast<BinaryOperator>(E))
     return buildBinary(B, Depth);
   if (const auto *C = dyn_cast<ConditionalOperator>(E)) {
-    for (const Expr *Sub : {C->getCond(), C->getTrueExpr(), C->getFalseExpr()}) {
+    for (const Expr *Sub :
+         {C->getCond(), C->getTrueExpr(), C->getFalseExpr()}) {
       std::optional<AffineForm> F = build(Sub, Depth + 1);
       if (!F || !isUniform(*F))
         return std::nullopt;
@@ -294,9 +295,10 @@ bool AffineContext::startsUniformLoop(const VarDecl *V, AffineForm &Out,
   // but not affine.
   AffineSymbol Offset;
   Offset.K = AffineSymbol::Opaque;
-  Offset.Text = "advance@" + withoutSpaces(sourceText(For->getSourceRange(), Ctx))
-                                 .substr(0, 64) +
-                "#" + std::to_string(reinterpret_cast<uintptr_t>(For));
+  Offset.Text =
+      "advance@" +
+      withoutSpaces(sourceText(For->getSourceRange(), Ctx)).substr(0, 64) +
+      "#" + std::to_string(reinterpret_cast<uintptr_t>(For));
   Offset.Uniform = true;
   std::optional<AffineForm> R = add(*Start, single(intern(Offset)));
   if (!R)
@@ -305,9 +307,8 @@ bool AffineContext::startsUniformLoop(const VarDecl *V, AffineForm &Out,
   return true;
 }
 
-std::optional<AffineForm> AffineContext::buildVar(const VarDecl *V,
-                                                  const Expr *E,
-                                                  unsigned Depth) {
+std::optional<AffineForm>
+AffineContext::buildVar(const VarDecl *V, const Expr *E, unsigned Depth) {
   auto Value = [&](bool Uniform) {
     AffineSymbol S;
     S.K = AffineSymbol::Value;
@@ -338,8 +339,8 @@ std::optional<AffineForm> AffineContext::buildVar(const VarDecl *V,
   return build(V->getInit(), Depth + 1);
 }
 
-std::optional<AffineForm>
-AffineContext::buildBinary(const BinaryOperator *B, unsigned Depth) {
+std::optional<AffineForm> AffineContext::buildBinary(const BinaryOperator *B,
+                                                     unsigned Depth) {
   BinaryOperatorKind Op = B->getOpcode();
   if (!B->getType()->isIntegerType() || B->isComparisonOp() ||
       B->isLogicalOp() || B->isAssignmentOp() || Op == BO_Comma)

@@ -39,9 +39,9 @@ bool caughtInside(const Stmt *S, const Stmt *Body, ASTContext &Ctx,
 }
 
 bool isWarpCollective(llvm::StringRef N) {
-  for (llvm::StringRef Prefix : {"__shfl", "__syncwarp", "__ballot", "__any",
-                                 "__all", "__activemask", "__match",
-                                 "__reduce"})
+  for (llvm::StringRef Prefix :
+       {"__shfl", "__syncwarp", "__ballot", "__any", "__all", "__activemask",
+        "__match", "__reduce"})
     if (N.starts_with(Prefix))
       return true;
   return false;
@@ -54,13 +54,15 @@ std::optional<BodyHazard> firstHazard(const Stmt *Body, ASTContext &Ctx,
                                       llvm::StringRef ReservedPrefix) {
   if (!Body)
     return std::nullopt;
-  auto Wanted = [&](BodyHazard::Kind K) { return llvm::is_contained(Kinds, K); };
+  auto Wanted = [&](BodyHazard::Kind K) {
+    return llvm::is_contained(Kinds, K);
+  };
   static const char *BuiltinNames[] = {"threadIdx", "blockIdx", "blockDim",
                                        "gridDim"};
-  auto Candidates = stmt(anyOf(returnStmt(), gotoStmt(), labelStmt(),
-                               breakStmt(), continueStmt(), callExpr(),
-                               pseudoObjectExpr(), declRefExpr()))
-                        .bind("s");
+  auto Candidates =
+      stmt(anyOf(returnStmt(), gotoStmt(), labelStmt(), breakStmt(),
+                 continueStmt(), callExpr(), pseudoObjectExpr(), declRefExpr()))
+          .bind("s");
   for (const BoundNodes &N : match(findAll(Candidates), *Body, Ctx)) {
     const auto *S = N.getNodeAs<Stmt>("s");
     BodyHazard H{BodyHazard::Return, S, ""};

@@ -31,8 +31,8 @@ const Stmt *guardOf(const Stmt *S, const Stmt *Body, ParentMap &Parents) {
     } else if (const auto *W = dyn_cast<WhileStmt>(P)) {
       if (Child != W->getCond())
         return W->getCond();
-    } else if (isa<DoStmt, CXXForRangeStmt, SwitchStmt, SwitchCase,
-                   LambdaExpr>(P)) {
+    } else if (isa<DoStmt, CXXForRangeStmt, SwitchStmt, SwitchCase, LambdaExpr>(
+                   P)) {
       return P;
     }
     Child = P;

@@ -432,17 +432,15 @@ std::optional<WriteOf> writeOf(const Stmt *S) {
   return std::nullopt;
 }
 
-std::vector<const DeclRefExpr *> referencesTo(const Stmt *S,
-                                              const ValueDecl *D,
+std::vector<const DeclRefExpr *> referencesTo(const Stmt *S, const ValueDecl *D,
                                               ASTContext &Ctx) {
   std::vector<const DeclRefExpr *> Out;
   if (!S)
     return Out;
   for (const ast_matchers::BoundNodes &N : ast_matchers::match(
            ast_matchers::findAll(
-               ast_matchers::declRefExpr(
-                   ast_matchers::to(ast_matchers::decl(
-                       ast_matchers::equalsNode(D))))
+               ast_matchers::declRefExpr(ast_matchers::to(ast_matchers::decl(
+                                             ast_matchers::equalsNode(D))))
                    .bind("r")),
            *S, Ctx))
     Out.push_back(N.getNodeAs<DeclRefExpr>("r"));

@@ -20,7 +20,8 @@ using namespace llvm;
 namespace kopt {
 namespace e2m1 {
 
-std::optional<int64_t> Interpreter::run(float XValue, std::set<double> &Thresholds) {
+std::optional<int64_t> Interpreter::run(float XValue,
+                                        std::set<double> &Thresholds) {
   this->XValue = XValue;
   this->Thresholds = &Thresholds;
   Vars.clear();
@@ -75,16 +76,14 @@ std::optional<Value> Interpreter::eval(const Expr *E) {
   if (const auto *C = dyn_cast<ConstantExpr>(E))
     return eval(C->getSubExpr());
   if (const auto *L = dyn_cast<IntegerLiteral>(E))
-    return Value::makeInt(
-        truncate(E->getType(), L->getValue().getSExtValue()));
+    return Value::makeInt(truncate(E->getType(), L->getValue().getSExtValue()));
   if (const auto *L = dyn_cast<CharacterLiteral>(E))
     return Value::makeInt(L->getValue());
   if (const auto *L = dyn_cast<CXXBoolLiteralExpr>(E))
     return Value::makeInt(L->getValue());
   if (const auto *L = dyn_cast<FloatingLiteral>(E))
     return Value::makeFloat(
-        Value::Float,
-        roundTo(E->getType(), L->getValueAsApproximateDouble()));
+        Value::Float, roundTo(E->getType(), L->getValueAsApproximateDouble()));
   if (isa<UnaryExprOrTypeTraitExpr>(E)) {
     Expr::EvalResult R;
     if (E->EvaluateAsInt(R, AC))
@@ -194,7 +193,8 @@ std::optional<Value> Interpreter::evalUnary(const UnaryOperator *U) {
   }
 }
 
-std::optional<Value> Interpreter::assign(const Expr *LHS, const Value &V, const Stmt *At) {
+std::optional<Value> Interpreter::assign(const Expr *LHS, const Value &V,
+                                         const Stmt *At) {
   const VarDecl *VD = namedVar(LHS);
   if (VD == Param)
     return fail(At, "it modifies its argument");
@@ -244,8 +244,7 @@ std::optional<Value> Interpreter::evalBinary(const BinaryOperator *B) {
     std::optional<Value> R = eval(B->getRHS());
     if (!R)
       return std::nullopt;
-    std::optional<Value> L =
-        convert(Vars[VD], CA->getComputationLHSType(), B);
+    std::optional<Value> L = convert(Vars[VD], CA->getComputationLHSType(), B);
     if (!L)
       return std::nullopt;
     std::optional<Value> V =
@@ -305,8 +304,7 @@ Interpreter::Flow Interpreter::declare(const VarDecl *VD) {
     return Flow::Normal;
   }
   if (VD->isStaticLocal() && !VD->getType().isConstQualified()) {
-    fail(FD->getBody(),
-         "it keeps state in the static '" + VD->getName() + "'");
+    fail(FD->getBody(), "it keeps state in the static '" + VD->getName() + "'");
     return Flow::Error;
   }
   if (!T->isScalarType() || T->isPointerType() || T->isReferenceType()) {
@@ -341,7 +339,8 @@ std::optional<bool> Interpreter::condition(const Expr *E) {
   return V->I != 0;
 }
 
-Interpreter::Flow Interpreter::loop(const Expr *Cond, const Stmt *Body, const Expr *Inc, bool TestFirst) {
+Interpreter::Flow Interpreter::loop(const Expr *Cond, const Stmt *Body,
+                                    const Expr *Inc, bool TestFirst) {
   for (bool First = true;; First = false) {
     if (Cond && (TestFirst || !First)) {
       std::optional<bool> C = condition(Cond);

@@ -112,7 +112,6 @@ std::vector<float> cellRepresentatives(const std::set<double> &Points) {
   return Reps;
 }
 
-
 } // namespace
 
 E2m1Verdict proveE2m1Helper(const FunctionDecl *Helper, ASTContext &AC,
@@ -264,8 +263,8 @@ bool looksLikeE4m3(const FunctionDecl *FD) {
   if (!FD->getBody())
     return false;
   for (const BoundNodes &N :
-       match(findAll(stmt(anyOf(floatLiteral().bind("f"),
-                                integerLiteral(equals(448))))),
+       match(findAll(stmt(
+                 anyOf(floatLiteral().bind("f"), integerLiteral(equals(448))))),
              *FD->getBody(), FD->getASTContext())) {
     const auto *F = N.getNodeAs<FloatingLiteral>("f");
     if (!F || F->getValueAsApproximateDouble() == 448.0)

@@ -62,7 +62,8 @@ double Interpreter::roundTo(QualType T, double V) {
   return V;
 }
 
-std::optional<Value> Interpreter::convert(const Value &V, QualType T, const Stmt *At) {
+std::optional<Value> Interpreter::convert(const Value &V, QualType T,
+                                          const Stmt *At) {
   T = T.getCanonicalType().getUnqualifiedType();
   if (V.K == Value::Unset)
     return fail(At, "it reads '" + text(At) + "' before it is set");
@@ -113,7 +114,8 @@ bool Interpreter::step(const Stmt *S) {
   return true;
 }
 
-bool Interpreter::isLibraryFunction(const FunctionDecl *Callee, const SourceManager &SM) {
+bool Interpreter::isLibraryFunction(const FunctionDecl *Callee,
+                                    const SourceManager &SM) {
   return !SM.isInMainFile(SM.getExpansionLoc(Callee->getLocation()));
 }
 
@@ -187,8 +189,7 @@ std::optional<Value> Interpreter::evalCall(const CallExpr *C) {
   bool IsNaN = Name == "isnan" || Name == "__isnanf" ||
                Name == "__builtin_isnan" || Name == "__builtin_isnanf";
   if (SignBit || IsNaN) {
-    if (Arg->K == Value::Unset || Arg->K == Value::Int ||
-        Arg->K == Value::Bits)
+    if (Arg->K == Value::Unset || Arg->K == Value::Int || Arg->K == Value::Bits)
       return unsupported(C);
     return Value::makeInt(SignBit ? std::signbit(Arg->F) != 0
                                   : std::isnan(Arg->F) != 0);
@@ -202,7 +203,8 @@ uint32_t Interpreter::bitsOfX() const {
   return B;
 }
 
-std::optional<Value> Interpreter::compare(const BinaryOperator *E, const Value &L, const Value &R) {
+std::optional<Value> Interpreter::compare(const BinaryOperator *E,
+                                          const Value &L, const Value &R) {
   auto Cmp = [&](auto A, auto B) -> bool {
     switch (E->getOpcode()) {
     case BO_LT:
@@ -247,13 +249,15 @@ std::optional<Value> Interpreter::compare(const BinaryOperator *E, const Value &
   return unsupported(E);
 }
 
-std::optional<Value> Interpreter::arithmetic(const BinaryOperator *E, BinaryOperatorKind Op, const Value &L, const Value &R, QualType T) {
+std::optional<Value> Interpreter::arithmetic(const BinaryOperator *E,
+                                             BinaryOperatorKind Op,
+                                             const Value &L, const Value &R,
+                                             QualType T) {
   // The sign bit of the pattern: bits >> 31, bits & 0x80000000.
   if (L.K == Value::Bits || R.K == Value::Bits) {
     const Value &Bits = L.K == Value::Bits ? L : R;
     const Value &Other = L.K == Value::Bits ? R : L;
-    if (Op == BO_Shr && L.K == Value::Bits && R.K == Value::Int &&
-        R.I == 31) {
+    if (Op == BO_Shr && L.K == Value::Bits && R.K == Value::Int && R.I == 31) {
       if (T->isSignedIntegerType())
         return Value::makeInt(int32_t(Bits.B) >> 31);
       return Value::makeInt(Bits.B >> 31);
@@ -336,7 +340,8 @@ std::optional<Value> Interpreter::arithmetic(const BinaryOperator *E, BinaryOper
   return Value::makeInt(truncate(T, V));
 }
 
-std::optional<Value> Interpreter::fromAPValue(const APValue &V, QualType T, const Stmt *At) {
+std::optional<Value> Interpreter::fromAPValue(const APValue &V, QualType T,
+                                              const Stmt *At) {
   if (V.isInt())
     return Value::makeInt(V.getInt().getExtValue());
   if (V.isFloat())

@@ -70,8 +70,8 @@ std::optional<Refusal> scanElementCode(const Stmt *Body, ASTContext &Ctx) {
 std::vector<const VarDecl *> localsIn(const Stmt *S, ASTContext &Ctx) {
   std::vector<const VarDecl *> Vars;
   for (const BoundNodes &N :
-       match(findAll(declRefExpr(to(varDecl(hasLocalStorage()).bind("v")))),
-             *S, Ctx))
+       match(findAll(declRefExpr(to(varDecl(hasLocalStorage()).bind("v")))), *S,
+             Ctx))
     if (const auto *V = N.getNodeAs<VarDecl>("v"); !is_contained(Vars, V))
       Vars.push_back(V);
   return Vars;
@@ -124,8 +124,7 @@ std::vector<std::string> carriedState(const Stmt *Body, const VarDecl *Index,
   return Names;
 }
 
-const AccessInfo *accessOf(const KernelInfo &K,
-                                  const ArraySubscriptExpr *E) {
+const AccessInfo *accessOf(const KernelInfo &K, const ArraySubscriptExpr *E) {
   for (const AccessInfo &A : K.Accesses)
     if (A.Expr == E)
       return &A;
@@ -134,16 +133,15 @@ const AccessInfo *accessOf(const KernelInfo &K,
 
 /// "the store to 'p[i]' runs only when 'p != NULL'".
 std::string guardedAccess(const AccessInfo &A, const Stmt *Body,
-                                 ParentMap &Parents, ASTContext &AC) {
+                          ParentMap &Parents, ASTContext &AC) {
   const Stmt *Guard = guardOf(A.Expr, Body, Parents);
-  return std::string(A.writes() ? "the store to '" : "the load of '") +
-         A.Base + "[" + A.Index + "]' runs only when '" +
+  return std::string(A.writes() ? "the store to '" : "the load of '") + A.Base +
+         "[" + A.Index + "]' runs only when '" +
          oneLine(sourceText(Guard->getSourceRange(), AC)) + "'";
 }
 
 /// Which top-level statement of Body holds E (0 if Body is not compound).
-size_t topLevelIndex(const Stmt *E, const Stmt *Body,
-                            ParentMap &Parents) {
+size_t topLevelIndex(const Stmt *E, const Stmt *Body, ParentMap &Parents) {
   const auto *CS = dyn_cast<CompoundStmt>(Body);
   if (!CS)
     return 0;
@@ -200,11 +198,9 @@ std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K) {
   return R;
 }
 
-
 /// Decides whether Region can be vectorized and how; a Refusal otherwise.
 Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
-                                        const ElementRegion &R,
-                                        ASTContext &AC,
+                                        const ElementRegion &R, ASTContext &AC,
                                         std::optional<uint64_t> Width,
                                         bool Reassociate) {
   LineCol RegionLoc = lineCol(R.Body->getBeginLoc(), AC);
@@ -368,8 +364,7 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
   ParentMap Parents(const_cast<Stmt *>(KernelBody));
   for (auto &[StoreDecl, StoreList] : Stores) {
     for (auto &[LoadDecl, LoadList] : Loads) {
-      if (StoreDecl == LoadDecl ||
-          StoreDecl->getType().isRestrictQualified() ||
+      if (StoreDecl == LoadDecl || StoreDecl->getType().isRestrictQualified() ||
           LoadDecl->getType().isRestrictQualified())
         continue;
       std::string Pair = "the store to '" + StoreDecl->getNameAsString() +
@@ -411,15 +406,15 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
       }
     }
     if (GuardedStore)
-      return Refuse(guardedAccess(*accessOf(K, GuardedStore), R.Body,
-                                  Parents, AC) +
-                        ": a vector store would write every element",
-                    lineCol(GuardedStore->getBeginLoc(), AC));
+      return Refuse(
+          guardedAccess(*accessOf(K, GuardedStore), R.Body, Parents, AC) +
+              ": a vector store would write every element",
+          lineCol(GuardedStore->getBeginLoc(), AC));
     if (P.Reads && !UnconditionalLoad)
-      return Refuse(guardedAccess(*accessOf(K, GuardedLoad), R.Body,
-                                  Parents, AC) +
-                        ": a vector load would read every element",
-                    lineCol(GuardedLoad->getBeginLoc(), AC));
+      return Refuse(
+          guardedAccess(*accessOf(K, GuardedLoad), R.Body, Parents, AC) +
+              ": a vector load would read every element",
+          lineCol(GuardedLoad->getBeginLoc(), AC));
     Result.Pointers.push_back(P);
   }
   return Result;
@@ -432,7 +427,8 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
 /// launch passes for the bound, or constants whose product covers n. A
 /// launch that started fewer threads processed a prefix the rewrite would
 /// extend. Returns why coverage is not proven, or nothing.
-std::optional<std::string> whyNotCovering(const LaunchSite &L, const ElementRegion &R, ASTContext &HC) {
+std::optional<std::string>
+whyNotCovering(const LaunchSite &L, const ElementRegion &R, ASTContext &HC) {
   std::string Launch = "the launch at " + str(L.Loc);
   const auto *BoundParam =
       dyn_cast_or_null<ParmVarDecl>(referencedVar(R.Bound));
@@ -442,8 +438,7 @@ std::optional<std::string> whyNotCovering(const LaunchSite &L, const ElementRegi
            "' is not a kernel parameter, so no launch can be shown to "
            "cover it";
   unsigned Index = BoundParam->getFunctionScopeIndex();
-  if (!L.Call || Index >= L.Call->getNumArgs() || !L.Grid.Expr ||
-      !L.Block.Expr)
+  if (!L.Call || Index >= L.Call->getNumArgs() || !L.Grid.Expr || !L.Block.Expr)
     return Launch + " does not show its grid, block and bound";
   const Stmt *Scope = L.CallerDecl ? L.CallerDecl->getBody() : nullptr;
   // The x extents of grid and block, as forms in the launching function.
@@ -465,12 +460,10 @@ std::optional<std::string> whyNotCovering(const LaunchSite &L, const ElementRegi
   std::optional<AffineForm> N = Forms.build(L.Call->getArg(Index));
   if (G && B && N && coversCount(Forms, *G, *B, *N))
     return std::nullopt;
-  return "cannot prove that " + Launch +
-         " starts a thread for each of the '" +
+  return "cannot prove that " + Launch + " starts a thread for each of the '" +
          BoundParam->getNameAsString() + "' elements (grid '" + L.Grid.Text +
          "', expected ceil(n / block) as (n + block - 1) / block); the "
          "rewrite would cover elements the original did not";
 }
-
 
 } // namespace kopt

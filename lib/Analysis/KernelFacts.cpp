@@ -65,12 +65,14 @@ public:
     K.NumPhases = K.Barriers.size() + 1;
     for (const ArraySubscriptExpr *E : findAllIn<ArraySubscriptExpr>(
              Body, Ctx,
-             arraySubscriptExpr(hasBase(ignoringParenImpCasts(declRefExpr(
-                                    to(parmVarDecl(hasType(hasCanonicalType(pointerType()))))))))
+             arraySubscriptExpr(
+                 hasBase(ignoringParenImpCasts(declRefExpr(to(
+                     parmVarDecl(hasType(hasCanonicalType(pointerType()))))))))
                  .bind("n")))
       addAccess(E);
     for (const Stmt *S : findAllIn<Stmt>(
-             Body, Ctx, stmt(anyOf(forStmt(), whileStmt(), doStmt())).bind("n")))
+             Body, Ctx,
+             stmt(anyOf(forStmt(), whileStmt(), doStmt())).bind("n")))
       addLoop(S);
     // (A Stmt-rooted findAll(varDecl()) does not see the declarations of a
     // DeclStmt: match the statements.)

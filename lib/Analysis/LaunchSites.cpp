@@ -45,8 +45,8 @@ LaunchDim launchDim(const Expr *Arg, ASTContext &Ctx, const Stmt *Scope) {
   return D;
 }
 
-LaunchSite launchSite(const CUDAKernelCallExpr *Call, const FunctionDecl *Caller,
-                      ASTContext &Ctx) {
+LaunchSite launchSite(const CUDAKernelCallExpr *Call,
+                      const FunctionDecl *Caller, ASTContext &Ctx) {
   LaunchSite L;
   L.Kernel = Call->getDirectCallee()->getQualifiedNameAsString();
   L.Caller = Caller ? Caller->getQualifiedNameAsString() : "";
@@ -90,17 +90,17 @@ void findLaunchSites(ASTContext &HostCtx, ProgramInfo &Info) {
     }
   }
   // The graph is a map: report launch sites in source order.
-  llvm::stable_sort(Info.LaunchSites, [&](const LaunchSite &A,
-                                          const LaunchSite &B) {
-    return SM.isBeforeInTranslationUnit(A.Call->getBeginLoc(),
-                                        B.Call->getBeginLoc());
-  });
+  llvm::stable_sort(Info.LaunchSites,
+                    [&](const LaunchSite &A, const LaunchSite &B) {
+                      return SM.isBeforeInTranslationUnit(
+                          A.Call->getBeginLoc(), B.Call->getBeginLoc());
+                    });
   // References that are launches, in instantiations and in the templates
   // they come from alike.
   DenseSet<const Expr *> LaunchCallees;
-  for (const Expr *Callee : nodesEverywhere<Expr>(
-           cudaKernelCallExpr(callee(expr().bind("callee"))), "callee",
-           HostCtx))
+  for (const Expr *Callee :
+       nodesEverywhere<Expr>(cudaKernelCallExpr(callee(expr().bind("callee"))),
+                             "callee", HostCtx))
     LaunchCallees.insert(Callee->IgnoreParenImpCasts());
   std::set<std::string> Other;
   for (const DeclRefExpr *Ref : nodesEverywhere<DeclRefExpr>(

@@ -24,7 +24,8 @@ public:
 /// question of kopt's is about), and restores it when done.
 class MainFileScope {
 public:
-  explicit MainFileScope(ASTContext &Ctx) : Ctx(Ctx), Saved(Ctx.getTraversalScope()) {
+  explicit MainFileScope(ASTContext &Ctx)
+      : Ctx(Ctx), Saved(Ctx.getTraversalScope()) {
     const SourceManager &SM = Ctx.getSourceManager();
     std::vector<Decl *> Scope;
     for (Decl *D : Ctx.getTranslationUnitDecl()->decls())

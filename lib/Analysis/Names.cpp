@@ -17,8 +17,8 @@ std::set<std::string> namesUsedIn(const FunctionDecl *F, ASTContext &Ctx) {
   if (!F->getBody())
     return Names;
   for (const BoundNodes &N :
-       match(findAll(stmt(anyOf(declRefExpr().bind("ref"),
-                                declStmt().bind("decl")))),
+       match(findAll(stmt(
+                 anyOf(declRefExpr().bind("ref"), declStmt().bind("decl")))),
              *F->getBody(), Ctx)) {
     if (const auto *Ref = N.getNodeAs<DeclRefExpr>("ref"))
       Names.insert(Ref->getDecl()->getNameAsString());

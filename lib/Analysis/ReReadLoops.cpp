@@ -41,11 +41,11 @@ std::optional<Refusal> scanLoopBody(const Stmt *Body, ASTContext &Ctx) {
                    K::Barrier, K::WarpCollective});
   if (!H)
     return std::nullopt;
-  static const char *What[] = {"a return",   "a goto",     "a label",
-                               "a break",    "a continue", "a barrier"};
-  std::string Message =
-      H->K == K::WarpCollective ? "the warp collective '" + H->Name + "'"
-                                : What[H->K];
+  static const char *What[] = {"a return", "a goto",     "a label",
+                               "a break",  "a continue", "a barrier"};
+  std::string Message = H->K == K::WarpCollective
+                            ? "the warp collective '" + H->Name + "'"
+                            : What[H->K];
   return Refusal{"contains " + Message, lineCol(H->At->getBeginLoc(), Ctx)};
 }
 
@@ -63,7 +63,7 @@ bool isStableScalar(const VarDecl *V, const Stmt *Body) {
 /// Collects the variables it reads (in order) into Vars.
 std::string checkIndex(const Expr *E, const VarDecl *LoopVar,
                        const ForStmt *Loop, const Stmt *Body, ASTContext &AC,
-                              std::vector<const VarDecl *> &Vars) {
+                       std::vector<const VarDecl *> &Vars) {
   if (matchBuiltin(E))
     return "";
   E = E->IgnoreParens();
@@ -101,15 +101,13 @@ std::string checkIndex(const Expr *E, const VarDecl *LoopVar,
   if (const auto *B = dyn_cast<BinaryOperator>(E)) {
     if (B->isAssignmentOp() || B->getOpcode() == BO_Comma)
       return "'" + sourceText(E->getSourceRange(), AC) + "'";
-    std::string L =
-        checkIndex(B->getLHS(), LoopVar, Loop, Body, AC, Vars);
+    std::string L = checkIndex(B->getLHS(), LoopVar, Loop, Body, AC, Vars);
     if (!L.empty())
       return L;
     return checkIndex(B->getRHS(), LoopVar, Loop, Body, AC, Vars);
   }
   if (const auto *C = dyn_cast<ConditionalOperator>(E)) {
-    for (const Expr *Sub :
-         {C->getCond(), C->getTrueExpr(), C->getFalseExpr()})
+    for (const Expr *Sub : {C->getCond(), C->getTrueExpr(), C->getFalseExpr()})
       if (std::string W = checkIndex(Sub, LoopVar, Loop, Body, AC, Vars);
           !W.empty())
         return W;
@@ -120,9 +118,8 @@ std::string checkIndex(const Expr *E, const VarDecl *LoopVar,
 
 /// The loop's own shape: `for (T j = threadIdx.x; j < n; j +=
 /// blockDim.x)` over a stable bound, with a body the rewrite can copy.
-std::optional<Refusal> checkLoop(const ForStmt *For,
-                                        const KernelInfo &K, ParentMap &PM,
-                                        ASTContext &AC) {
+std::optional<Refusal> checkLoop(const ForStmt *For, const KernelInfo &K,
+                                 ParentMap &PM, ASTContext &AC) {
   LineCol Loc = lineCol(For->getBeginLoc(), AC);
   auto Fail = [&](const Twine &Why) {
     return Refusal{"the loop at " + str(Loc) + " " + Why.str(), Loc};
@@ -177,8 +174,7 @@ readsIn(const ForStmt *Loop, const KernelInfo &K, ASTContext &AC) {
   const SourceManager &SM = AC.getSourceManager();
   for (const AccessInfo &A : K.Accesses) {
     if (A.K != AccessInfo::Load || !A.Expr ||
-        !contains(Loop->getBody()->getSourceRange(), A.Expr->getBeginLoc(),
-                  SM))
+        !contains(Loop->getBody()->getSourceRange(), A.Expr->getBeginLoc(), SM))
       continue;
     R[ReReadKey{A.BaseDecl, withoutSpaces(A.Index)}].push_back(&A);
   }
@@ -187,7 +183,7 @@ readsIn(const ForStmt *Loop, const KernelInfo &K, ASTContext &AC) {
 
 /// Why the kernel's reads through P cannot be cached, or "".
 std::string checkPointer(const ParmVarDecl *P, const KernelInfo &K,
-                                ASTContext &AC) {
+                         ASTContext &AC) {
   std::string Name = P->getNameAsString();
   const ParamInfo *PI = K.param(Name);
   size_t Reads = 0;
@@ -238,8 +234,8 @@ bool isReRead(const KernelInfo &K, const ReReadKey &Key, const ForStmt *A,
 }
 
 /// Finds the groups of sibling loops in one compound statement.
-void matchCompound(const KernelInfo &K, const CompoundStmt *CS,
-                   ParentMap &PM, ASTContext &AC, ReReadLoops &Out) {
+void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
+                   ASTContext &AC, ReReadLoops &Out) {
   std::vector<const ForStmt *> Loops;
   for (const Stmt *S : CS->body()) {
     if (const auto *AS = dyn_cast<AttributedStmt>(S))
@@ -279,8 +275,8 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS,
       const AccessInfo &First = *ReadsB[Shared.front()].front();
       auto Here = [&](const Twine &Why) {
         return Refusal{"'" + First.Base + "[" + First.Index +
-                           "]' is read again at " + str(First.Loc) +
-                           ", but " + Why.str(),
+                           "]' is read again at " + str(First.Loc) + ", but " +
+                           Why.str(),
                        First.Loc};
       };
       if (!ShapeA)
@@ -344,8 +340,7 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS,
           if (Why.empty() && Vars.size() != VarsA.size())
             Why = "different variables";
           for (size_t V = 0; Why.empty() && V < Vars.size(); ++V)
-            if (!(Vars[V] == VarsA[V] ||
-                  (Vars[V] == VarB && VarsA[V] == VarA)))
+            if (!(Vars[V] == VarsA[V] || (Vars[V] == VarB && VarsA[V] == VarA)))
               Why = "different variables";
           if (Why.empty() && !isRewritable(X->Expr->getSourceRange(), AC))
             Why = "a macro";
@@ -402,7 +397,8 @@ ReReadLoops findReReadLoops(const KernelInfo &K, ASTContext &AC) {
   return Out;
 }
 
-std::optional<int64_t> staticLoopBound(const ForStmt *Loop, const KernelInfo &K, ASTContext &AC) {
+std::optional<int64_t> staticLoopBound(const ForStmt *Loop, const KernelInfo &K,
+                                       ASTContext &AC) {
   const Expr *Bound = matchCountedLoop(Loop)->Bound;
   if (std::optional<int64_t> C = evaluateInt(Bound, AC, nullptr))
     return *C;
@@ -451,6 +447,5 @@ std::optional<int64_t> staticLoopBound(const ForStmt *Loop, const KernelInfo &K,
   }
   return Best;
 }
-
 
 } // namespace kopt

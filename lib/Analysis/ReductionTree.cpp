@@ -12,7 +12,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
-
 using namespace clang;
 using namespace clang::ast_matchers;
 using namespace llvm;
@@ -203,10 +202,8 @@ const Stmt *findEarlyExit(const Stmt *S, SourceLocation Before,
 
 /// The shape of a tree around a loop that looks like one; a Refusal if
 /// the shape differs.
-Decision<ReductionTree> matchShape(const FunctionDecl *F,
-                                       const ForStmt *Loop,
-                                       const ParentMap &Parents,
-                                       ASTContext &AC) {
+Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
+                                   const ParentMap &Parents, ASTContext &AC) {
   LineCol Loc = lineCol(Loop->getBeginLoc(), AC);
   const Stmt *Body = F->getBody();
   auto Refuse = [&](const Twine &Msg) { return Refusal{Msg.str(), Loc}; };
@@ -240,8 +237,7 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F,
   T.Loop = Loop;
   T.Loc = Loc;
   const auto *UB = dyn_cast<BinaryOperator>(Update);
-  if (!UB ||
-      (UB->getOpcode() != BO_Assign && UB->getOpcode() != BO_AddAssign))
+  if (!UB || (UB->getOpcode() != BO_Assign && UB->getOpcode() != BO_AddAssign))
     return Refuse(StepShape);
   T.Array = subscriptBase(UB->getLHS());
   if (!T.Array || !isOwnSlot(UB->getLHS(), T.Array, Body))
@@ -251,8 +247,7 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F,
   auto Operands = [&](const Expr *X, const Expr *Y) {
     return (isOwnSlot(X, T.Array, Body) &&
             isPartnerSlot(Y, T.Array, S, Body)) ||
-           (isOwnSlot(Y, T.Array, Body) &&
-            isPartnerSlot(X, T.Array, S, Body));
+           (isOwnSlot(Y, T.Array, Body) && isPartnerSlot(X, T.Array, S, Body));
   };
   unsigned Refs = 3;
   std::string OpText = "'" + sourceText(UB->getSourceRange(), AC) + "'";
@@ -314,8 +309,7 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F,
   size_t Index = It - Block->body_begin();
   if (Index < 2 || !isSyncthreads(Block->body_begin()[Index - 1]))
     return Refuse(Prelude);
-  const auto *Store =
-      dyn_cast<BinaryOperator>(Block->body_begin()[Index - 2]);
+  const auto *Store = dyn_cast<BinaryOperator>(Block->body_begin()[Index - 2]);
   if (!Store || Store->getOpcode() != BO_Assign ||
       !isOwnSlot(Store->getLHS(), T.Array, Body) ||
       countReferences(Store, T.Array) != 1)
@@ -347,7 +341,6 @@ void findReductionTrees(const FunctionDecl *F, ASTContext &AC,
       Shapeless.push_back(std::get<Refusal>(R));
   }
 }
-
 
 /// Everything that does not depend on the tree's context: operator, type,
 /// names, macros.
@@ -400,17 +393,16 @@ std::optional<Refusal> checkUniformControl(const FunctionDecl *F, const Stmt *E,
       Conditional = true;
     if (Conditional)
       return Refusal{std::string(What) + " is inside '" +
-                         brief(sourceText(P->getSourceRange(), AC)) +
-                         "' at " + str(lineCol(P->getBeginLoc(), AC)) +
+                         brief(sourceText(P->getSourceRange(), AC)) + "' at " +
+                         str(lineCol(P->getBeginLoc(), AC)) +
                          ": threads may not all reach it",
                      lineCol(E->getBeginLoc(), AC)};
   }
   if (const Stmt *Exit = findEarlyExit(F->getBody(), E->getBeginLoc(), AC))
-    return Refusal{
-        std::string(isa<ReturnStmt>(Exit) ? "a return" : "a goto") + " at " +
-            str(lineCol(Exit->getBeginLoc(), AC)) +
-            " may let some threads skip " + What,
-        lineCol(E->getBeginLoc(), AC)};
+    return Refusal{std::string(isa<ReturnStmt>(Exit) ? "a return" : "a goto") +
+                       " at " + str(lineCol(Exit->getBeginLoc(), AC)) +
+                       " may let some threads skip " + What,
+                   lineCol(E->getBeginLoc(), AC)};
   return std::nullopt;
 }
 
@@ -447,11 +439,11 @@ warpMultipleBlockSizes(const ProgramInfo &Info, const KernelInfo &K) {
 
 /// Why the uses of A in F are not all inside the trees or reads of A[0];
 /// AllowedCalls are (call, argument index) pairs that may pass A.
-std::optional<Refusal>
-checkArrayUses(const FunctionDecl *F, const ValueDecl *A,
-          const std::vector<ReductionTree> &Trees,
-          const std::set<std::pair<const CallExpr *, unsigned>> &AllowedCalls,
-          ASTContext &AC) {
+std::optional<Refusal> checkArrayUses(
+    const FunctionDecl *F, const ValueDecl *A,
+    const std::vector<ReductionTree> &Trees,
+    const std::set<std::pair<const CallExpr *, unsigned>> &AllowedCalls,
+    ASTContext &AC) {
   ParentMap Parents(F->getBody());
   const SourceManager &SM = AC.getSourceManager();
   std::vector<const DeclRefExpr *> Refs = referencesTo(F->getBody(), A, AC);

@@ -50,9 +50,8 @@ Expected<ResourceReport> NvccResourceEstimator::estimate(StringRef Path,
   return R;
 }
 
-Expected<ResourceReport> NvccResourceEstimator::compile(StringRef Path,
-                                                        StringRef Code,
-                                                        StringRef Arch) {
+Expected<ResourceReport>
+NvccResourceEstimator::compile(StringRef Path, StringRef Code, StringRef Arch) {
   if (std::optional<std::string> Why = unavailable())
     return createStringError(inconvertibleErrorCode(), *Why);
   SmallString<128> Dir;
@@ -78,11 +77,16 @@ Expected<ResourceReport> NvccResourceEstimator::compile(StringRef Path,
     IncludeDir = ".";
   eval::ProcessOptions Options;
   Options.TimeoutSeconds = 300;
-  std::vector<std::string> Argv = {Nvcc,        "-arch=" + Arch.str(),
-                                   "-std=c++17", "-cubin",
-                                   "-Xptxas",    "-v",
-                                   "-I",         IncludeDir.str().str(),
-                                   "-o",         Cubin.str().str(),
+  std::vector<std::string> Argv = {Nvcc,
+                                   "-arch=" + Arch.str(),
+                                   "-std=c++17",
+                                   "-cubin",
+                                   "-Xptxas",
+                                   "-v",
+                                   "-I",
+                                   IncludeDir.str().str(),
+                                   "-o",
+                                   Cubin.str().str(),
                                    Source.str().str()};
   eval::ProcessResult R = eval::runProcess(Argv, Options);
   ++Compilations;

@@ -22,8 +22,8 @@ std::string firstDiagnostic(Error E) {
 } // namespace
 
 Expected<RewriteOutcome> applyVerified(const CudaFrontend &Frontend,
-                                       ParsedSource &Current,
-                                       ProgramInfo &Info, const EditSet &Edits,
+                                       ParsedSource &Current, ProgramInfo &Info,
+                                       const EditSet &Edits,
                                        const SignatureMap &Signatures) {
   RewriteOutcome Out;
   Expected<std::string> NewCode = Edits.apply(Current.Code);
@@ -39,7 +39,8 @@ Expected<RewriteOutcome> applyVerified(const CudaFrontend &Frontend,
         "the result does not parse: " + firstDiagnostic(std::move(E));
   } else {
     ProgramInfo NewInfo = analyzeProgram(Current, Frontend.options().GpuArch);
-    Out.Rejected = describeSignatureChange(Signatures, entrySignatures(NewInfo));
+    Out.Rejected =
+        describeSignatureChange(Signatures, entrySignatures(NewInfo));
     if (Out.Rejected.empty()) {
       Info = std::move(NewInfo);
       return Out;

@@ -1,7 +1,7 @@
 //===- IndexSetsTest.cpp - Affine forms and their Presburger queries ------===//
 
-#include "kopt/Analysis/AffineForm.h"
 #include "kopt/Analysis/IndexSets.h"
+#include "kopt/Analysis/AffineForm.h"
 #include "kopt/Analysis/Matching.h"
 
 #include "../ParseHelper.h"
@@ -23,7 +23,8 @@ public:
   Forms(const std::string &Body,
         const std::string &Params = "float *p, int n, int m") {
     std::string Code = "__global__ void k(" + Params + ") {\n" + Body + "\n}\n";
-    llvm::Expected<ParsedSource> P = testFrontend().parse("/virtual/k.cu", Code);
+    llvm::Expected<ParsedSource> P =
+        testFrontend().parse("/virtual/k.cu", Code);
     EXPECT_TRUE(static_cast<bool>(P)) << messageOf(P.takeError());
     if (!P)
       return;
@@ -151,9 +152,10 @@ TEST(IndexSetsTest, ProvesGridCoverage) {
 
 TEST(IndexSetsTest, StaysBelowABound) {
   Forms F("int i = 4 * threadIdx.x;\nint bound = n;\n"
-          "int guard = n - 4 * threadIdx.x - 4;\nint loose = n - 4 * threadIdx.x - 1;");
-  std::optional<AffineForm> I = F.of("i"), N = F.of("bound"),
-                            G = F.of("guard"), L = F.of("loose");
+          "int guard = n - 4 * threadIdx.x - 4;\nint loose = n - 4 * "
+          "threadIdx.x - 1;");
+  std::optional<AffineForm> I = F.of("i"), N = F.of("bound"), G = F.of("guard"),
+                            L = F.of("loose");
   ASSERT_TRUE(I && N && G && L);
   EXPECT_TRUE(staysBelow(F.context(), *I, 4, *N, *G));
   EXPECT_FALSE(staysBelow(F.context(), *I, 4, *N, *L));

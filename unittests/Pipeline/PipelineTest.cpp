@@ -36,9 +36,8 @@ TEST(PipelineTest, FillsDefaults) {
 }
 
 TEST(PipelineTest, ParsesTypedParameters) {
-  llvm::Expected<Pipeline> P =
-      parsePipeline("launch-bounds{max-threads=256,replace=true}",
-                    builtinPasses());
+  llvm::Expected<Pipeline> P = parsePipeline(
+      "launch-bounds{max-threads=256,replace=true}", builtinPasses());
   KOPT_ASSERT_VALUE(P);
   ASSERT_EQ(P->Passes.size(), 1u);
   EXPECT_EQ(P->Passes[0].get<ParamType::AutoUInt>("max-threads"),
@@ -48,7 +47,8 @@ TEST(PipelineTest, ParsesTypedParameters) {
 }
 
 TEST(PipelineTest, AutoIsNotAValue) {
-  llvm::Expected<Pipeline> P = parsePipeline("vectorize-loads", builtinPasses());
+  llvm::Expected<Pipeline> P =
+      parsePipeline("vectorize-loads", builtinPasses());
   KOPT_ASSERT_VALUE(P);
   EXPECT_EQ(P->Passes[0].get<ParamType::AutoUInt>("width"), std::nullopt);
 }

@@ -39,10 +39,10 @@ struct BodyHazard {
 
 /// The first construct of one of Kinds in Body, a loop's body (or a region
 /// run once per element); std::nullopt when there is none.
-std::optional<BodyHazard>
-firstHazard(const clang::Stmt *Body, clang::ASTContext &Ctx,
-            llvm::ArrayRef<BodyHazard::Kind> Kinds,
-            llvm::StringRef ReservedPrefix = "");
+std::optional<BodyHazard> firstHazard(const clang::Stmt *Body,
+                                      clang::ASTContext &Ctx,
+                                      llvm::ArrayRef<BodyHazard::Kind> Kinds,
+                                      llvm::StringRef ReservedPrefix = "");
 
 } // namespace kopt
 

@@ -138,9 +138,9 @@ struct WriteOf {
 std::optional<WriteOf> writeOf(const clang::Stmt *S);
 
 /// Every reference to D in S, in source order.
-std::vector<const clang::DeclRefExpr *>
-referencesTo(const clang::Stmt *S, const clang::ValueDecl *D,
-             clang::ASTContext &Ctx);
+std::vector<const clang::DeclRefExpr *> referencesTo(const clang::Stmt *S,
+                                                     const clang::ValueDecl *D,
+                                                     clang::ASTContext &Ctx);
 
 /// How many times S refers to D.
 size_t countReferences(const clang::Stmt *S, const clang::ValueDecl *D);

@@ -35,7 +35,8 @@ struct ElementRegion {
 
 /// Orders parameters as declared, so remarks and code are deterministic.
 struct ParamOrder {
-  bool operator()(const clang::ParmVarDecl *A, const clang::ParmVarDecl *B) const {
+  bool operator()(const clang::ParmVarDecl *A,
+                  const clang::ParmVarDecl *B) const {
     return A->getFunctionScopeIndex() < B->getFunctionScopeIndex();
   }
 };
@@ -65,7 +66,6 @@ struct VectorPlan {
   unsigned Width = 0;
   std::vector<VectorPointer> Pointers;
 };
-
 
 /// The one-element-per-thread shape `T i = gid; if (i < n) STMT` as the
 /// whole kernel body.

@@ -28,8 +28,8 @@ matchEverywhere(const clang::ast_matchers::internal::Matcher<clang::Decl> &M,
 
 /// The nodes of type NodeT bound to ID in every match of M.
 template <typename NodeT, typename MatcherT>
-std::vector<const NodeT *> nodesEverywhere(const MatcherT &M, llvm::StringRef ID,
-                                           clang::ASTContext &Ctx) {
+std::vector<const NodeT *>
+nodesEverywhere(const MatcherT &M, llvm::StringRef ID, clang::ASTContext &Ctx) {
   std::vector<const NodeT *> Nodes;
   for (const clang::ast_matchers::BoundNodes &N : matchEverywhere(M, Ctx))
     if (const auto *X = N.getNodeAs<NodeT>(ID))

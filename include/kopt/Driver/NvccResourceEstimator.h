@@ -1,4 +1,5 @@
-//===- NvccResourceEstimator.h - Registers and spills from ptxas -*- C++ -*-===//
+//===- NvccResourceEstimator.h - Registers and spills from ptxas -*- C++
+//-*-===//
 //
 // The resource estimator the tools give passes: compiles a candidate text
 // to a cubin with `nvcc -Xptxas -v` in a temporary directory and reads
@@ -34,9 +35,8 @@ public:
   unsigned compilations() const { return Compilations; }
 
 private:
-  llvm::Expected<ResourceReport> compile(llvm::StringRef Path,
-                                         llvm::StringRef Code,
-                                         llvm::StringRef Arch);
+  llvm::Expected<ResourceReport>
+  compile(llvm::StringRef Path, llvm::StringRef Code, llvm::StringRef Arch);
 
   std::string Nvcc;
   bool Searched; ///< Nvcc was looked for, not given

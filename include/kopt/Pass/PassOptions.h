@@ -86,7 +86,8 @@ public:
 
   /// The value of Key as its C++ type (the generated options structs read
   /// their fields through this).
-  template <ParamType T> typename ParamCType<T>::type get(llvm::StringRef Key) const;
+  template <ParamType T>
+  typename ParamCType<T>::type get(llvm::StringRef Key) const;
 
   /// `name{key=value,...}` with every parameter.
   std::string str() const;

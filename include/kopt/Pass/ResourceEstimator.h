@@ -48,9 +48,9 @@ public:
   /// Compiles Code (the text of the file at Path, whose directory is on the
   /// include path) for Arch and reports each kernel's resources; an error
   /// when the source does not compile or no compiler is available.
-  virtual llvm::Expected<ResourceReport>
-  estimate(llvm::StringRef Path, llvm::StringRef Code,
-           llvm::StringRef Arch) = 0;
+  virtual llvm::Expected<ResourceReport> estimate(llvm::StringRef Path,
+                                                  llvm::StringRef Code,
+                                                  llvm::StringRef Arch) = 0;
 };
 
 } // namespace kopt

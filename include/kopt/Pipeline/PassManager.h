@@ -47,11 +47,10 @@ struct PassManagerOptions {
 
 /// Parses Code and runs P over it. Fails only if the input itself does not
 /// parse; a broken pass is rolled back, not an error.
-llvm::Expected<OptimizeResult> runPipeline(const CudaFrontend &Frontend,
-                                           llvm::StringRef Path,
-                                           llvm::StringRef Code,
-                                           const Pipeline &P,
-                                           const PassManagerOptions &Options = {});
+llvm::Expected<OptimizeResult>
+runPipeline(const CudaFrontend &Frontend, llvm::StringRef Path,
+            llvm::StringRef Code, const Pipeline &P,
+            const PassManagerOptions &Options = {});
 
 } // namespace kopt
 

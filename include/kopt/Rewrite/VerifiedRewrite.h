@@ -28,10 +28,11 @@ struct RewriteOutcome {
 /// entry signatures with Signatures. Kept: Current and Info describe the new
 /// text. Refused: Current and Info are restored to the text before. An error
 /// only if the text before no longer parses (which it did before).
-llvm::Expected<RewriteOutcome>
-applyVerified(const CudaFrontend &Frontend, ParsedSource &Current,
-              ProgramInfo &Info, const EditSet &Edits,
-              const SignatureMap &Signatures);
+llvm::Expected<RewriteOutcome> applyVerified(const CudaFrontend &Frontend,
+                                             ParsedSource &Current,
+                                             ProgramInfo &Info,
+                                             const EditSet &Edits,
+                                             const SignatureMap &Signatures);
 
 } // namespace kopt
 
