@@ -46,6 +46,11 @@ if config.kopt_opt and os.path.exists(config.kopt_opt):
     config.environment["PATH"] = os.pathsep.join(
         [os.path.dirname(config.kopt_opt), config.environment["PATH"]])
 
+# kopt-search is built where libsqlite3 is (lib/Search/CMakeLists.txt).
+if os.path.exists(os.path.join(config.kopt_tools_dir, "kopt-search")) or \
+        shutil.which("kopt-search", path=config.environment["PATH"]):
+    config.available_features.add("kopt-search")
+
 def find_llvm_tool(name):
     if config.llvm_tools_dir:
         path = os.path.join(config.llvm_tools_dir, name)

@@ -84,6 +84,17 @@ void reject(json &Record, Status S, const std::string &Rule,
   Record["messages"].push_back(Message);
 }
 
+/// SASS without cuobjdump's `identifier = FILE` lines, which name the
+/// source: two candidates with the same machine code hash the same.
+std::string withoutIdentifiers(const std::string &Sass) {
+  std::istringstream In(Sass);
+  std::string Line, Out;
+  while (std::getline(In, Line))
+    if (Line.find("identifier =") == std::string::npos)
+      Out += Line + "\n";
+  return Out;
+}
+
 struct CompiledCandidate {
   json Record;
   std::map<std::string, std::string> LibraryByArch;
@@ -108,6 +119,10 @@ private:
   spec::EntrySignature ReferenceSignature;
 
   bool prepareWorkDir();
+  std::string workerExecutable() const {
+    return Options.WorkerExecutable.empty() ? currentExecutable()
+                                            : Options.WorkerExecutable;
+  }
   bool probeDevices();
   bool compileReference(const std::vector<std::string> &Archs);
   CompiledCandidate compileCandidate(std::size_t Index, const std::string &Path,
@@ -144,7 +159,7 @@ bool Evaluator::probeDevices() {
     Run.TimeoutSeconds = 180;
     Run.ExtraEnv["CUDA_VISIBLE_DEVICES"] = visibleDeviceFor(Index);
     ProcessResult R =
-        runProcess({currentExecutable(), "__probe", Result.string(), CacheDir,
+        runProcess({workerExecutable(), "__probe", Result.string(), CacheDir,
                     std::to_string(Index)},
                    Run);
     json Info;
@@ -224,6 +239,8 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
       return C;
     }
     Record["resources"] = resourcesJson(R.Resources);
+    if (R.SassInspected && Arch == Archs.front())
+      Record["sass_sha256"] = sha256Hex(withoutIdentifiers(R.Sass));
     Record["resources"]["sass_inspected"] = R.SassInspected;
     C.LibraryByArch[Arch] = R.LibraryPath;
     for (const RuleViolation &V : checkSassRules(R.Sass, P))
@@ -376,7 +393,7 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
   Run.ExtraEnv["CUDA_MODULE_LOADING"] = "EAGER";
   Run.OutputFile = (Work / (Tag + ".log")).string();
   ProcessResult R =
-      runProcess({currentExecutable(), "__evaluate", JobPath.string()}, Run);
+      runProcess({workerExecutable(), "__evaluate", JobPath.string()}, Run);
   Record["worker"] = {
       {"seconds", R.Seconds}, {"end", R.describeEnd()}, {"limit_s", Limit}};
 

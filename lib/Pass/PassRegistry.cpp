@@ -3,6 +3,7 @@
 #include "kopt/Pass/PassRegistry.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -44,6 +45,40 @@ std::string PassRegistry::describe() const {
   for (const PipelineAlias &A : Aliases)
     OS << "  " << A.Name << " = " << A.Pipeline << "\n      " << A.Summary
        << "\n";
+  return S;
+}
+
+std::string PassRegistry::describeJSON() const {
+  json::Array PassList;
+  for (const PassSpec &P : Passes) {
+    json::Array Params;
+    for (const ParamSpec &Param : P.Params) {
+      json::Array Values;
+      for (StringRef V : Param.searchValues())
+        Values.push_back(V.str());
+      Params.push_back(json::Object{
+          {"key", Param.Key},
+          {"type", paramTypeName(Param.Type)},
+          {"default", Param.Default},
+          {"effect",
+           Param.Effect == ParamEffect::Rounding ? "rounding" : "exact"},
+          {"search", std::move(Values)},
+          {"help", Param.Help}});
+    }
+    PassList.push_back(json::Object{{"name", P.Name},
+                                    {"summary", P.Summary},
+                                    {"params", std::move(Params)}});
+  }
+  json::Array AliasList;
+  for (const PipelineAlias &A : Aliases)
+    AliasList.push_back(json::Object{
+        {"name", A.Name}, {"pipeline", A.Pipeline}, {"summary", A.Summary}});
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << formatv("{0:2}", json::Value(json::Object{
+                             {"passes", std::move(PassList)},
+                             {"pipelines", std::move(AliasList)}}))
+     << "\n";
   return S;
 }
 

@@ -78,9 +78,11 @@ cl::opt<std::string>
                   "(default: $KOPT_NVCC, $CUDA_PATH/bin, PATH, "
                   "/usr/local/cuda/bin)"),
          cl::value_desc("path"), cl::cat(Category));
-cl::opt<bool> PrintPasses("print-passes",
-                          cl::desc("List the passes and their parameters"),
-                          cl::cat(Category));
+cl::opt<std::string>
+    PrintPasses("print-passes",
+                cl::desc("List the passes and their parameters (=json: as "
+                         "JSON, with the values a search tries)"),
+                cl::value_desc("json"), cl::ValueOptional, cl::cat(Category));
 cl::opt<bool> PrintPipeline(
     "print-pipeline",
     cl::desc("Print the pipeline in its complete canonical form and exit"),
@@ -203,8 +205,14 @@ int main(int argc, char **argv) {
     return UsageError;
   }
 
-  if (PrintPasses) {
-    outs() << passList();
+  if (PrintPasses.getNumOccurrences()) {
+    if (PrintPasses == "json")
+      outs() << builtinPasses().describeJSON();
+    else if (PrintPasses.empty())
+      outs() << passList();
+    else
+      return fail(UsageError, "--print-passes takes no value or =json, not '" +
+                                  PrintPasses + "'");
     return Success;
   }
 

@@ -32,6 +32,9 @@ struct EvaluatorOptions {
   bool KeepWorkDir = false;
   std::string CacheDir;
   bool OnDevice = true; // false: `check` (compile and static rules only)
+  /// The program whose `__probe`/`__evaluate` modes run the children;
+  /// empty: this one (kopt-bench). kopt-search names kopt-bench here.
+  std::string WorkerExecutable;
 };
 
 struct EvaluationOutcome {

@@ -50,6 +50,9 @@ public:
 
   /// The help text: every pass with its parameters, then the pipelines.
   std::string describe() const;
+  /// The same as JSON: passes with their parameters' types, defaults,
+  /// effects and search values, then the pipelines (kopt-search reads it).
+  std::string describeJSON() const;
 
 private:
   std::vector<PassSpec> Passes;

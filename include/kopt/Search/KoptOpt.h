@@ -1,0 +1,47 @@
+//===- KoptOpt.h - The passes, through the kopt-opt program -----*- C++ -*-===//
+//
+// The search reaches the passes through kopt-opt, with a recipe as the whole
+// interface (docs/architecture.md): what a search finds, `kopt-opt
+// -passes=RECIPE` makes again, byte for byte, without kopt-search; and the
+// search runs on a GPU host that carries a static kopt-opt but has no LLVM.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KOPT_SEARCH_KOPTOPT_H
+#define KOPT_SEARCH_KOPTOPT_H
+
+#include <string>
+#include <vector>
+
+namespace kopt::search {
+
+struct MadeCandidate {
+  bool Ok = false;
+  std::string Error; // kopt-opt's message when it failed
+};
+
+class KoptOpt {
+public:
+  explicit KoptOpt(std::string Program) : Program(std::move(Program)) {}
+
+  /// kopt-opt beside \p Self, else on PATH; empty when there is none.
+  static std::string find(const std::string &Self);
+
+  const std::string &program() const { return Program; }
+  /// --print-passes=json; empty with \p Error set on failure.
+  std::string searchSpace(std::string &Error) const;
+  /// `kopt-opt SOURCE -passes=RECIPE -o OUT --remarks=REMARKS`.
+  MadeCandidate make(const std::string &Source, const std::string &Recipe,
+                     const std::string &Out, const std::string &Remarks) const;
+  /// `kopt-opt --analyze SOURCE`; empty on failure.
+  std::string analyze(const std::string &Source) const;
+  /// The shell command that makes a recipe (for recipe.txt and best.test).
+  static std::string command(const std::string &Source,
+                             const std::string &Recipe);
+
+private:
+  std::string Program;
+};
+
+} // namespace kopt::search
+
+#endif // KOPT_SEARCH_KOPTOPT_H

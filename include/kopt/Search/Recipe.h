@@ -1,0 +1,39 @@
+//===- Recipe.h - The -passes= string that makes a candidate ----*- C++ -*-===//
+//
+// A candidate's recipe is the pipeline kopt-opt runs on the problem's source
+// to make it: `vectorize-loads{width=4},launch-bounds`. The empty recipe is
+// the original source. Recipes are written canonically (parameters in the
+// registry's order, defaults left out), so one string names one candidate.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KOPT_SEARCH_RECIPE_H
+#define KOPT_SEARCH_RECIPE_H
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kopt::search {
+
+struct RecipeStep {
+  std::string Pass;
+  /// Non-default parameters, in the registry's order.
+  std::vector<std::pair<std::string, std::string>> Params;
+
+  std::string str() const;
+  bool operator==(const RecipeStep &O) const {
+    return Pass == O.Pass && Params == O.Params;
+  }
+};
+
+using Recipe = std::vector<RecipeStep>;
+
+std::string formatRecipe(const Recipe &R);
+
+/// Splits a recipe at its top-level commas; "" is the empty recipe.
+/// Returns false on unbalanced braces or a malformed parameter.
+bool parseRecipe(const std::string &Text, Recipe &Out);
+
+} // namespace kopt::search
+
+#endif // KOPT_SEARCH_RECIPE_H

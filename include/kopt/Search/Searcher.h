@@ -1,0 +1,54 @@
+//===- Searcher.h - Which candidates to expand next -------------*- C++ -*-===//
+//
+// A searcher decides, round after round, which evaluated candidates become
+// parents and which of their children are evaluated (KTT's two-method
+// searcher). Beam (default), exhaustive and random ship; one file each.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KOPT_SEARCH_SEARCHER_H
+#define KOPT_SEARCH_SEARCHER_H
+
+#include "kopt/Search/Candidate.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kopt::search {
+
+struct SearcherOptions {
+  int BeamWidth = 4;
+  std::uint64_t Seed = 1;
+};
+
+class Searcher {
+public:
+  virtual ~Searcher();
+  virtual std::string name() const = 0;
+  /// The parents of the next round, from the candidates evaluated ok that
+  /// have not been expanded yet (\p Fresh) and all ok ones (\p All).
+  virtual std::vector<const Candidate *>
+  parents(const std::vector<const Candidate *> &Fresh,
+          const std::vector<const Candidate *> &All) = 0;
+  /// Which of \p Count proposed children to evaluate, in order.
+  virtual std::vector<std::size_t> children(std::size_t Count);
+};
+
+/// Candidates by measured speedup, best first; where two confidence
+/// intervals overlap the shorter recipe goes first.
+std::vector<const Candidate *> rankCandidates(std::vector<const Candidate *> C);
+
+/// The best candidate evaluated ok (highest speedup), or nullptr.
+const Candidate *bestCandidate(const std::vector<Candidate> &All);
+
+std::unique_ptr<Searcher> createBeamSearcher(const SearcherOptions &O);
+std::unique_ptr<Searcher> createExhaustiveSearcher(const SearcherOptions &O);
+std::unique_ptr<Searcher> createRandomSearcher(const SearcherOptions &O);
+/// "beam", "exhaustive" or "random"; nullptr for another name.
+std::unique_ptr<Searcher> createSearcher(const std::string &Name,
+                                         const SearcherOptions &O);
+
+} // namespace kopt::search
+
+#endif // KOPT_SEARCH_SEARCHER_H

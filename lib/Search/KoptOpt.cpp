@@ -1,0 +1,84 @@
+//===- KoptOpt.cpp - The passes, through the kopt-opt program -------------===//
+#include "kopt/Search/KoptOpt.h"
+
+#include "kopt/Eval/Process.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <unistd.h>
+
+namespace kopt::search {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double KoptOptTimeoutSeconds = 600;
+
+std::string lastLines(const std::string &Text, std::size_t Max = 1500) {
+  return Text.size() <= Max ? Text : "..." + Text.substr(Text.size() - Max);
+}
+
+} // namespace
+
+std::string KoptOpt::find(const std::string &Self) {
+  std::error_code EC;
+  fs::path Beside = fs::path(Self).parent_path() / "kopt-opt";
+  if (!Self.empty() && fs::exists(Beside, EC))
+    return Beside.string();
+  const char *Path = std::getenv("PATH");
+  std::stringstream Dirs(Path ? Path : "");
+  for (std::string Dir; std::getline(Dirs, Dir, ':');)
+    if (!Dir.empty() && access((fs::path(Dir) / "kopt-opt").c_str(), X_OK) == 0)
+      return (fs::path(Dir) / "kopt-opt").string();
+  return "";
+}
+
+std::string KoptOpt::searchSpace(std::string &Error) const {
+  eval::ProcessOptions O;
+  O.TimeoutSeconds = 60;
+  O.MaxCapturedBytes = 8 << 20;
+  eval::ProcessResult R = eval::runProcess({Program, "--print-passes=json"}, O);
+  if (!R.succeeded()) {
+    Error = Program + " --print-passes=json failed (" +
+            (R.Started ? R.describeEnd() : R.StartError) +
+            "): " + lastLines(R.Output);
+    return "";
+  }
+  return R.Output;
+}
+
+MadeCandidate KoptOpt::make(const std::string &Source,
+                            const std::string &Recipe, const std::string &Out,
+                            const std::string &Remarks) const {
+  eval::ProcessOptions O;
+  O.TimeoutSeconds = KoptOptTimeoutSeconds;
+  eval::ProcessResult R = eval::runProcess(
+      {Program, Source, "-passes=" + Recipe, "-o", Out, "--remarks=" + Remarks},
+      O);
+  MadeCandidate M;
+  M.Ok = R.succeeded();
+  if (!M.Ok)
+    M.Error = "kopt-opt " +
+              (R.Started ? R.describeEnd() : "did not start: " + R.StartError) +
+              ": " + lastLines(R.Output);
+  return M;
+}
+
+std::string KoptOpt::analyze(const std::string &Source) const {
+  eval::ProcessOptions O;
+  O.TimeoutSeconds = KoptOptTimeoutSeconds;
+  O.MaxCapturedBytes = 16 << 20;
+  eval::ProcessResult R = eval::runProcess({Program, "--analyze", Source}, O);
+  return R.succeeded() ? R.Output : "";
+}
+
+std::string KoptOpt::command(const std::string &Source,
+                             const std::string &Recipe) {
+  if (Recipe.empty())
+    return "cp '" + Source + "' best.cu";
+  return "kopt-opt '" + Source + "' -passes='" + Recipe + "' -o best.cu";
+}
+
+} // namespace kopt::search

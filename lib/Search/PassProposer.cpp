@@ -1,0 +1,126 @@
+//===- PassProposer.cpp - Children from the pass registry -----------------===//
+//
+// Moves from a parent recipe, each one edit away:
+//   append  a pass the recipe lacks: with its defaults, and with each search
+//           value of one parameter (block-size{threads=128}, ...)
+//   remove  one step (-O without launch-bounds)
+//   change  one parameter of one step to another search value
+// Duplicates among the moves collapse; the loop drops recipes seen before
+// and children whose source a sibling already made.
+//
+//===----------------------------------------------------------------------===//
+#include "kopt/Search/Proposer.h"
+#include "kopt/Search/Recipe.h"
+
+#include <set>
+
+namespace kopt::search {
+
+Proposer::~Proposer() = default;
+
+namespace {
+
+class PassProposer : public Proposer {
+public:
+  PassProposer(SearchSpace Space, bool AllowRounding)
+      : Space(std::move(Space)), AllowRounding(AllowRounding) {}
+
+  std::string name() const override { return "passes"; }
+
+  std::vector<Proposal> propose(const ProposalContext &Context) override {
+    Recipe Parent;
+    if (!parseRecipe(Context.Parent.Recipe, Parent))
+      return {};
+    std::vector<Proposal> Out;
+    std::set<std::string> Seen{Context.Parent.Recipe};
+    auto Add = [&](const Recipe &R, const std::string &Why) {
+      std::string Text = formatRecipe(R);
+      if (!Text.empty() && Seen.insert(Text).second)
+        Out.push_back({Text, Why});
+    };
+    for (const SpacePass &P : Space.Passes) {
+      if (contains(Parent, P.Name))
+        continue;
+      for (const RecipeStep &Step : variants(P, {P.Name, {}})) {
+        Recipe R = Parent;
+        R.push_back(Step);
+        Add(R, "append " + Step.str());
+      }
+    }
+    for (std::size_t I = 0; I < Parent.size(); ++I) {
+      if (Parent.size() > 1) {
+        Recipe R = Parent;
+        R.erase(R.begin() + I);
+        Add(R, "remove " + Parent[I].str());
+      }
+      if (const SpacePass *P = Space.pass(Parent[I].Pass))
+        for (const RecipeStep &Step : variants(*P, Parent[I])) {
+          Recipe R = Parent;
+          R[I] = Step;
+          Add(R, "change " + Parent[I].str() + " to " + Step.str());
+        }
+    }
+    return Out;
+  }
+
+private:
+  SearchSpace Space;
+  bool AllowRounding;
+
+  static bool contains(const Recipe &R, const std::string &Pass) {
+    for (const RecipeStep &S : R)
+      if (S.Pass == Pass)
+        return true;
+    return false;
+  }
+
+  /// \p Base itself, then \p Base with one parameter set to each value the
+  /// search tries (or back to its default); parameters in registry order.
+  std::vector<RecipeStep> variants(const SpacePass &P,
+                                   const RecipeStep &Base) const {
+    std::vector<RecipeStep> Out{Base};
+    for (const SpaceParam &Param : P.Params) {
+      if (Param.ChangesRounding && !AllowRounding)
+        continue;
+      std::vector<std::string> Values = Param.Values;
+      Values.push_back(Param.Default);
+      for (const std::string &V : Values)
+        Out.push_back(withParam(P, Base, Param.Key, V));
+    }
+    return Out;
+  }
+
+  static RecipeStep withParam(const SpacePass &P, const RecipeStep &Base,
+                              const std::string &Key,
+                              const std::string &Value) {
+    RecipeStep S{Base.Pass, {}};
+    for (const SpaceParam &Param : P.Params) {
+      std::string V = Param.Default;
+      for (const auto &[K, Existing] : Base.Params)
+        if (K == Param.Key)
+          V = Existing;
+      if (Param.Key == Key)
+        V = Value;
+      if (V != Param.Default)
+        S.Params.emplace_back(Param.Key, V);
+    }
+    return S;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Proposer> createPassProposer(SearchSpace Space,
+                                             bool AllowRounding) {
+  return std::make_unique<PassProposer>(std::move(Space), AllowRounding);
+}
+
+std::unique_ptr<Proposer> createProposer(const std::string &Name,
+                                         const SearchSpace &Space,
+                                         bool AllowRounding) {
+  if (Name == "passes")
+    return createPassProposer(Space, AllowRounding);
+  return nullptr;
+}
+
+} // namespace kopt::search

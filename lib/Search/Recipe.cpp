@@ -1,0 +1,76 @@
+//===- Recipe.cpp - The -passes= string that makes a candidate ------------===//
+#include "kopt/Search/Recipe.h"
+
+namespace kopt::search {
+
+std::string RecipeStep::str() const {
+  std::string S = Pass;
+  if (Params.empty())
+    return S;
+  S += "{";
+  for (std::size_t I = 0; I < Params.size(); ++I)
+    S += (I ? "," : "") + Params[I].first + "=" + Params[I].second;
+  return S + "}";
+}
+
+std::string formatRecipe(const Recipe &R) {
+  std::string S;
+  for (std::size_t I = 0; I < R.size(); ++I)
+    S += (I ? "," : "") + R[I].str();
+  return S;
+}
+
+static bool parseStep(const std::string &Text, RecipeStep &Step) {
+  std::size_t Open = Text.find('{');
+  Step.Pass = Text.substr(0, Open);
+  Step.Params.clear();
+  if (Step.Pass.empty())
+    return false;
+  if (Open == std::string::npos)
+    return true;
+  if (Text.back() != '}')
+    return false;
+  std::string Body = Text.substr(Open + 1, Text.size() - Open - 2);
+  std::size_t Start = 0;
+  while (Start <= Body.size() && !Body.empty()) {
+    std::size_t Comma = Body.find(',', Start);
+    std::string Item = Body.substr(Start, Comma - Start);
+    std::size_t Eq = Item.find('=');
+    if (Eq == std::string::npos || Eq == 0)
+      return false;
+    Step.Params.emplace_back(Item.substr(0, Eq), Item.substr(Eq + 1));
+    if (Comma == std::string::npos)
+      break;
+    Start = Comma + 1;
+  }
+  return true;
+}
+
+bool parseRecipe(const std::string &Text, Recipe &Out) {
+  Out.clear();
+  int Depth = 0;
+  std::string Current;
+  for (char C : Text) {
+    if (C == '{')
+      ++Depth;
+    if (C == '}' && --Depth < 0)
+      return false;
+    if (C == ',' && Depth == 0) {
+      Out.emplace_back();
+      if (!parseStep(Current, Out.back()))
+        return false;
+      Current.clear();
+      continue;
+    }
+    Current += C;
+  }
+  if (Depth != 0)
+    return false;
+  if (!Current.empty()) {
+    Out.emplace_back();
+    return parseStep(Current, Out.back());
+  }
+  return Text.empty();
+}
+
+} // namespace kopt::search

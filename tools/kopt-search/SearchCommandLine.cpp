@@ -1,0 +1,213 @@
+//===- SearchCommandLine.cpp - kopt-search's arguments --------------------===//
+#include "SearchCommandLine.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+namespace kopt::search {
+
+const char *HelpText =
+    R"(kopt-search: search kopt's passes and their parameters for the fastest
+correct version of a problem's kernel, measured on the GPU by kopt-bench's
+rules, with every candidate stored in SQLite.
+
+USAGE
+  kopt-search PROBLEM... [options]
+  kopt-search show STORE [PROBLEM]
+  kopt-search export STORE --json OUT
+
+PROBLEM is a problem directory (docs/problem-spec.md), the path of its
+problem.json, or a directory of problem directories (each searched in turn).
+
+SEARCH OPTIONS
+  --out DIR              Outputs (default kopt-search-out): best.cu,
+                         recipe.txt, best.test, report.json, report.html; in
+                         DIR/NAME/ for each problem when there are several.
+  --store FILE           The SQLite store (default DIR/search.sqlite). Run the
+                         same command again to resume a stopped search.
+  --devices LIST         GPUs, e.g. 0,1: one evaluation worker each (default 0).
+  --strategy S           beam (default), exhaustive or random.
+  --beam-width W         Parents per round for beam and random (default 4).
+  --depth D              Edits from a root at most (default 3).
+  --budget-candidates N  Stop after N evaluations (stored ones count).
+  --budget-gpu-s S       Stop after S seconds of evaluation.
+  --budget-wall-s S      Stop after S seconds of this run.
+  --proposers LIST       Candidate sources (default passes; the only one now).
+  --seed N               Seed of the random strategy (default 1).
+  --dry-run              Make, de-duplicate, compile and store the roots and
+                         their children, then print the plan; no GPU.
+  --simulate MODEL       Replace the GPU: cost (a fixed function of the
+                         source) or replay=STORE (timings an earlier search
+                         recorded); options after commas: delay-ms=N,
+                         compile=off.
+  --kopt-opt PATH        kopt-opt to make candidates with (default: beside
+                         kopt-search, then PATH).
+  --kopt-bench PATH      kopt-bench to run evaluations (default: beside
+                         kopt-search, then PATH).
+  --arch SM              Target for validation compiles (default sm_90a).
+  --timeout S            Wall-clock limit per evaluation (default: the
+                         problem's timeout_s).
+  --jobs N               kopt-opt processes side by side (default: cores).
+  --keep-work            Keep DIR/work (candidate sources and remarks).
+
+OTHER
+  --json OUT             export: where the JSON goes ("-" for stdout).
+  -h, --help             Show this help.
+  --version              Show the version.
+
+EXIT CODES
+  0  the search ended (by a budget, or with the space within --depth
+     explored) and its outputs are written
+  1  the problem is at fault: its reference fails, or no candidate is ok
+  2  usage error, unreadable problem, a store that is not a kopt-search
+     store, an unwritable --out or store
+  130  interrupted (SIGINT): the running evaluation finished, the outputs
+     are written; run the same command again to resume
+)";
+
+int usageError(const std::string &Message) {
+  std::cerr << "kopt-search: error: " << Message
+            << "\nRun 'kopt-search --help' for usage.\n";
+  return 2;
+}
+
+namespace {
+
+bool parseNumber(const std::string &Text, double &Out) {
+  char *End = nullptr;
+  Out = std::strtod(Text.c_str(), &End);
+  return !Text.empty() && End && *End == '\0';
+}
+
+bool parseList(const std::string &Text, std::vector<std::string> &Out) {
+  Out.clear();
+  std::stringstream In(Text);
+  for (std::string Item; std::getline(In, Item, ',');) {
+    if (Item.empty())
+      return false;
+    Out.push_back(Item);
+  }
+  return !Out.empty();
+}
+
+} // namespace
+
+int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
+  for (std::size_t I = 0; I < Args.size(); ++I) {
+    const std::string &A = Args[I];
+    std::string Text;
+    auto Value = [&]() {
+      if (I + 1 >= Args.size())
+        return false;
+      Text = Args[++I];
+      return true;
+    };
+    // A number above \p Min (or at it when \p Inclusive).
+    auto Number = [&](double &Out, double Min, bool Inclusive) {
+      if (!Value())
+        return usageError(A + " needs a value");
+      if (!parseNumber(Text, Out) || Out < Min || (!Inclusive && Out == Min))
+        return usageError(A + ": '" + Text + "' is not a number " +
+                          (Inclusive ? "at least " : "above ") +
+                          std::to_string((long)Min));
+      return -1;
+    };
+    double N = 0;
+    int R = -1;
+    if (A == "-h" || A == "--help") {
+      std::cout << HelpText;
+      return 0;
+    }
+    if (A == "--version") {
+      std::cout << "kopt-search " KOPT_VERSION "\n";
+      return 0;
+    }
+    if (A == "--out" || A == "--store" || A == "--json" ||
+        A == "--strategy" || A == "--simulate" || A == "--kopt-opt" ||
+        A == "--kopt-bench" || A == "--arch") {
+      if (!Value())
+        return usageError(A + " needs a value");
+      std::string &Target = A == "--out"          ? CL.Out
+                            : A == "--store"      ? CL.Store
+                            : A == "--json"       ? CL.Json
+                            : A == "--strategy"   ? CL.Strategy
+                            : A == "--simulate"   ? CL.Simulate
+                            : A == "--kopt-opt"   ? CL.KoptOptPath
+                            : A == "--kopt-bench" ? CL.KoptBenchPath
+                                                  : CL.Arch;
+      Target = Text;
+      CL.OutGiven |= A == "--out";
+    } else if (A == "--devices") {
+      std::vector<std::string> Items;
+      if (!Value() || !parseList(Text, Items))
+        return usageError("--devices needs a list such as 0,1");
+      CL.Devices.clear();
+      for (const std::string &Item : Items) {
+        if (!parseNumber(Item, N) || N < 0 || N != (int)N)
+          return usageError("--devices: '" + Item + "' is not a device number");
+        CL.Devices.push_back((int)N);
+      }
+    } else if (A == "--beam-width" || A == "--depth" || A == "--jobs") {
+      if ((R = Number(N, 1, true)) >= 0)
+        return R;
+      if (A == "--beam-width")
+        CL.BeamWidth = (int)N;
+      else if (A == "--depth")
+        CL.Depth = (int)N;
+      else
+        CL.Jobs = (unsigned)N;
+    } else if (A == "--budget-candidates") {
+      if ((R = Number(N, 0, false)) >= 0)
+        return R;
+      CL.Limits.Candidates = (long)N;
+    } else if (A == "--budget-gpu-s" || A == "--budget-wall-s") {
+      if ((R = Number(N, 0, false)) >= 0)
+        return R;
+      (A == "--budget-gpu-s" ? CL.Limits.GpuSeconds : CL.Limits.WallSeconds) =
+          N;
+    } else if (A == "--timeout") {
+      if ((R = Number(N, 0, false)) >= 0)
+        return R;
+      CL.TimeoutSeconds = N;
+    } else if (A == "--seed") {
+      if ((R = Number(N, 0, true)) >= 0)
+        return R;
+      CL.Seed = (std::uint64_t)N;
+    } else if (A == "--proposers") {
+      if (!Value() || !parseList(Text, CL.Proposers))
+        return usageError("--proposers needs a list such as passes");
+    } else if (A == "--dry-run") {
+      CL.DryRun = true;
+    } else if (A == "--keep-work") {
+      CL.KeepWork = true;
+    } else if (!A.empty() && A[0] == '-') {
+      return usageError("unknown option '" + A + "'");
+    } else if (CL.Inputs.empty() && (A == "show" || A == "export") &&
+               CL.Command == "search") {
+      CL.Command = A;
+    } else {
+      CL.Inputs.push_back(A);
+    }
+  }
+  if (CL.Inputs.empty())
+    return usageError(CL.Command == "search"
+                          ? "no PROBLEM given"
+                          : CL.Command + " needs a STORE");
+  if (CL.Command == "export" && (CL.Json.empty() || CL.Inputs.size() != 1))
+    return usageError("export needs one STORE and --json OUT");
+  if (CL.Command == "show" && CL.Inputs.size() > 2)
+    return usageError("show takes a STORE and at most one PROBLEM name");
+  if (CL.Strategy != "beam" && CL.Strategy != "exhaustive" &&
+      CL.Strategy != "random")
+    return usageError("unknown strategy '" + CL.Strategy +
+                      "' (known: beam, exhaustive, random)");
+  for (const std::string &P : CL.Proposers)
+    if (P != "passes")
+      return usageError("unknown proposer '" + P + "' (known: passes)");
+  if (CL.DryRun && !CL.Simulate.empty())
+    return usageError("--dry-run and --simulate exclude each other");
+  return -1;
+}
+
+} // namespace kopt::search

@@ -1,0 +1,110 @@
+//===- StoreTest.cpp - The SQLite store -----------------------------------===//
+#include "kopt/Search/Store.h"
+
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+using namespace kopt::search;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path Path;
+  TempDir() {
+    std::string T = (fs::temp_directory_path() / "kopt-store-XXXXXX").string();
+    Path = mkdtemp(T.data());
+  }
+  ~TempDir() { fs::remove_all(Path); }
+};
+
+} // namespace
+
+TEST(StoreTest, KeepsCandidatesAndEvaluationsAcrossReopening) {
+  TempDir D;
+  std::string Path = (D.Path / "s.sqlite").string(), Error;
+  std::int64_t Id = 0;
+  {
+    auto S = Store::open(Path, true, Error);
+    ASSERT_NE(S, nullptr) << Error;
+    auto P = S->problem("axpby", "/p/problem.json", "abc");
+    ASSERT_TRUE(P);
+    Candidate C;
+    C.Recipe = "launch-bounds";
+    C.Proposer = "O";
+    auto Added = S->addCandidate(*P, C);
+    ASSERT_TRUE(Added);
+    Id = *Added;
+    auto Again = S->addCandidate(*P, C); // same recipe: same candidate
+    ASSERT_TRUE(Again);
+    EXPECT_EQ(*Again, Id);
+    C.Id = Id;
+    C.Status = "validated";
+    C.Source = "__global__ void k() {}";
+    C.SourceSha256 = "f00";
+    ASSERT_TRUE(S->updateCandidate(C));
+    Evaluation E;
+    E.Executor = "gpu";
+    E.Status = "ok";
+    E.Speedup = 1.25;
+    E.SpeedupLow = 1.2;
+    E.SpeedupHigh = 1.3;
+    E.Record = "{}";
+    ASSERT_TRUE(S->addEvaluation(Id, E));
+    ASSERT_TRUE(S->markExpanded(Id));
+  }
+  auto S = Store::open(Path, false, Error);
+  ASSERT_NE(S, nullptr) << Error;
+  auto Problems = S->problems();
+  ASSERT_EQ(Problems.size(), 1u);
+  std::vector<Candidate> All = S->candidates(Problems[0].Id, "gpu");
+  ASSERT_EQ(All.size(), 1u);
+  EXPECT_EQ(All[0].Status, "ok");
+  EXPECT_EQ(All[0].Source, "__global__ void k() {}");
+  EXPECT_TRUE(All[0].Expanded);
+  ASSERT_TRUE(All[0].Eval);
+  EXPECT_DOUBLE_EQ(All[0].Eval->Speedup, 1.25);
+  // Another executor's view has the candidate but not the evaluation.
+  std::vector<Candidate> Sim = S->candidates(Problems[0].Id, "simulate:cost");
+  ASSERT_EQ(Sim.size(), 1u);
+  EXPECT_FALSE(Sim[0].Eval);
+}
+
+TEST(StoreTest, RefusesAFileThatIsNotSQLite) {
+  TempDir D;
+  std::string Path = (D.Path / "garbage.sqlite").string(), Error;
+  std::ofstream(Path) << "this is not a database, just text\n";
+  EXPECT_EQ(Store::open(Path, true, Error), nullptr);
+  EXPECT_NE(Error.find("not a readable SQLite database"), std::string::npos)
+      << Error;
+  std::ifstream In(Path);
+  std::string Line;
+  std::getline(In, Line);
+  EXPECT_EQ(Line, "this is not a database, just text"); // untouched
+}
+
+TEST(StoreTest, RefusesAnotherProgramsDatabase) {
+  TempDir D;
+  std::string Path = (D.Path / "other.sqlite").string(), Error;
+  sqlite3 *Db = nullptr;
+  ASSERT_EQ(sqlite3_open(Path.c_str(), &Db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(Db, "CREATE TABLE users(name TEXT)", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
+  sqlite3_close(Db);
+  EXPECT_EQ(Store::open(Path, true, Error), nullptr);
+  EXPECT_NE(Error.find("not a kopt-search store"), std::string::npos) << Error;
+}
+
+TEST(StoreTest, MissingFileWithoutCreateIsAnError) {
+  TempDir D;
+  std::string Error;
+  EXPECT_EQ(Store::open((D.Path / "none.sqlite").string(), false, Error),
+            nullptr);
+  EXPECT_FALSE(Error.empty());
+}
