@@ -75,9 +75,9 @@ std::string PassRegistry::describeJSON() const {
         {"name", A.Name}, {"pipeline", A.Pipeline}, {"summary", A.Summary}});
   std::string S;
   raw_string_ostream OS(S);
-  OS << formatv("{0:2}", json::Value(json::Object{
-                             {"passes", std::move(PassList)},
-                             {"pipelines", std::move(AliasList)}}))
+  OS << formatv("{0:2}",
+                json::Value(json::Object{{"passes", std::move(PassList)},
+                                         {"pipelines", std::move(AliasList)}}))
      << "\n";
   return S;
 }

@@ -161,7 +161,8 @@ std::string bestTest(const std::string &Original, const std::string &Best,
                        "// RUN: kopt-opt %s -passes='" + Recipe +
                        "' | FileCheck %s\n";
   if (Recipe.empty())
-    Header = "// " + Summary + "\n// RUN: kopt-opt %s -passes='' | FileCheck %s\n";
+    Header =
+        "// " + Summary + "\n// RUN: kopt-opt %s -passes='' | FileCheck %s\n";
   if (Checks.empty())
     Checks = "// CHECK: {{.}}\n";
   return Header + Checks + Original;

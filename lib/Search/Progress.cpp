@@ -25,8 +25,8 @@ std::string Progress::line(const SearchStats &S, std::optional<long> Budget) {
   }
   std::string Failures;
   for (const auto &[Status, Count] : S.Failures)
-    Failures += (Failures.empty() ? "" : " ") + Status + "=" +
-                std::to_string(Count);
+    Failures +=
+        (Failures.empty() ? "" : " ") + Status + "=" + std::to_string(Count);
   L += " | failed " + (Failures.empty() ? std::string("0") : Failures);
   L += " | dup " + std::to_string(S.Duplicates);
   double PerMinute =

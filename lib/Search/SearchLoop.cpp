@@ -144,14 +144,15 @@ bool Loop::makePending() {
   progress("making " + std::to_string(Pending.size()) + " candidates");
   std::vector<MadeCandidate> Made(Pending.size());
   std::atomic<std::size_t> Next{0};
-  unsigned Jobs = O.Jobs ? O.Jobs : std::max(1u, std::thread::hardware_concurrency());
+  unsigned Jobs =
+      O.Jobs ? O.Jobs : std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::thread> Pool;
   for (unsigned J = 0; J < std::min<std::size_t>(Jobs, Pending.size()); ++J)
     Pool.emplace_back([&] {
       for (std::size_t I; (I = Next++) < Pending.size();) {
         const Candidate &C = *Pending[I];
-        std::string Base = (fs::path(O.WorkDir) /
-                            ("cand-" + std::to_string(C.Id))).string();
+        std::string Base =
+            (fs::path(O.WorkDir) / ("cand-" + std::to_string(C.Id))).string();
         if (C.Recipe.empty()) {
           std::error_code EC;
           fs::copy_file(P.sourcePath(), Base + ".cu",
@@ -199,9 +200,9 @@ bool Loop::validateMade() {
   for (Candidate &C : All)
     if (C.Status == status::Made) {
       Made.push_back(&C);
-      Paths.push_back((fs::path(O.WorkDir) /
-                       ("cand-" + std::to_string(C.Id) + ".cu"))
-                          .string());
+      Paths.push_back(
+          (fs::path(O.WorkDir) / ("cand-" + std::to_string(C.Id) + ".cu"))
+              .string());
       std::ofstream(Paths.back()) << C.Source; // after a resume
     }
   if (Made.empty())
@@ -240,14 +241,16 @@ bool Loop::validateMade() {
 bool Loop::evaluateValidated() {
   std::vector<Candidate *> Waiting;
   for (Candidate &C : All)
-    if (!C.Eval && (C.Status == status::Validated || isEvaluationStatus(C.Status)))
+    if (!C.Eval &&
+        (C.Status == status::Validated || isEvaluationStatus(C.Status)))
       Waiting.push_back(&C);
   for (std::size_t At = 0; At < Waiting.size();) {
     if (stopRequested())
       return false;
     std::size_t Take = std::max<std::size_t>(1, E.parallelism());
     if (O.Limits.Candidates)
-      Take = std::min<std::size_t>(Take, *O.Limits.Candidates - R.Stats.Evaluated);
+      Take =
+          std::min<std::size_t>(Take, *O.Limits.Candidates - R.Stats.Evaluated);
     Take = std::min(Take, Waiting.size() - At);
     std::vector<std::string> Paths;
     std::string Ids;
@@ -288,7 +291,8 @@ bool Loop::expand() {
     return false;
   std::vector<const Candidate *> Fresh, Ok;
   for (const Candidate &C : All) {
-    bool Usable = C.evaluatedOk() || (O.DryRun && C.Status == status::Validated);
+    bool Usable =
+        C.evaluatedOk() || (O.DryRun && C.Status == status::Validated);
     if (!Usable)
       continue;
     Ok.push_back(&C);
@@ -306,11 +310,13 @@ bool Loop::expand() {
   }
   for (const Candidate *Parent : Parents) {
     progress("proposing children of #" + std::to_string(Parent->Id));
-    std::string Base = (fs::path(O.WorkDir) /
-                        ("cand-" + std::to_string(Parent->Id))).string();
+    std::string Base =
+        (fs::path(O.WorkDir) / ("cand-" + std::to_string(Parent->Id))).string();
     ProposalContext Context{
         *Parent,
-        [Base] { return spec::readTextFile(Base + ".remarks.json").value_or(""); },
+        [Base] {
+          return spec::readTextFile(Base + ".remarks.json").value_or("");
+        },
         [this, Base] { return Opt.analyze(Base + ".cu"); }};
     std::vector<Candidate> Children;
     for (Proposer *Pr : Proposers)

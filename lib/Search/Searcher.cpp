@@ -21,12 +21,12 @@ static bool overlap(const Candidate &A, const Candidate &B) {
 
 std::vector<const Candidate *>
 rankCandidates(std::vector<const Candidate *> C) {
-  std::stable_sort(C.begin(), C.end(), [](const Candidate *A,
-                                          const Candidate *B) {
-    if (A->Eval->Speedup != B->Eval->Speedup)
-      return A->Eval->Speedup > B->Eval->Speedup;
-    return A->Id < B->Id;
-  });
+  std::stable_sort(C.begin(), C.end(),
+                   [](const Candidate *A, const Candidate *B) {
+                     if (A->Eval->Speedup != B->Eval->Speedup)
+                       return A->Eval->Speedup > B->Eval->Speedup;
+                     return A->Id < B->Id;
+                   });
   // Among neighbours whose intervals overlap (a tie the measurement cannot
   // break), the shorter recipe first: fewer edits for the same speed.
   for (bool Changed = true; Changed;) {

@@ -58,7 +58,8 @@ public:
         auto It = Recorded.find(Sha);
         if (It == Recorded.end()) {
           E.Status = "not-recorded";
-          E.Record = R"({"messages":["replay: no timing recorded for this source"]})";
+          E.Record =
+              R"({"messages":["replay: no timing recorded for this source"]})";
         } else {
           E = It->second;
         }

@@ -123,9 +123,9 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
       std::cout << "kopt-search " KOPT_VERSION "\n";
       return 0;
     }
-    if (A == "--out" || A == "--store" || A == "--json" ||
-        A == "--strategy" || A == "--simulate" || A == "--kopt-opt" ||
-        A == "--kopt-bench" || A == "--arch") {
+    if (A == "--out" || A == "--store" || A == "--json" || A == "--strategy" ||
+        A == "--simulate" || A == "--kopt-opt" || A == "--kopt-bench" ||
+        A == "--arch") {
       if (!Value())
         return usageError(A + " needs a value");
       std::string &Target = A == "--out"          ? CL.Out
@@ -191,9 +191,8 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
     }
   }
   if (CL.Inputs.empty())
-    return usageError(CL.Command == "search"
-                          ? "no PROBLEM given"
-                          : CL.Command + " needs a STORE");
+    return usageError(CL.Command == "search" ? "no PROBLEM given"
+                                             : CL.Command + " needs a STORE");
   if (CL.Command == "export" && (CL.Json.empty() || CL.Inputs.size() != 1))
     return usageError("export needs one STORE and --json OUT");
   if (CL.Command == "show" && CL.Inputs.size() > 2)

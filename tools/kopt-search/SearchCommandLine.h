@@ -10,7 +10,7 @@
 namespace kopt::search {
 
 struct CommandLine {
-  std::string Command = "search"; // search, show, export
+  std::string Command = "search";  // search, show, export
   std::vector<std::string> Inputs; // problems, or the store for show/export
   std::string Out = "kopt-search-out", Store, Json;
   bool OutGiven = false;

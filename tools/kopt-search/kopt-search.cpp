@@ -118,8 +118,8 @@ void printPlan(const SearchResult &R) {
     if (!C.Reason.empty())
       What += "  -- " + C.Reason.substr(0, C.Reason.find('\n'));
     std::printf("%-5lld %-6s %-5d %-12s %s\n", (long long)C.Id,
-                C.ParentId ? std::to_string(C.ParentId).c_str() : "-",
-                C.Depth, C.Status.c_str(), What.c_str());
+                C.ParentId ? std::to_string(C.ParentId).c_str() : "-", C.Depth,
+                C.Status.c_str(), What.c_str());
   }
 }
 
@@ -173,8 +173,8 @@ int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
   O.WorkDir = (OutDir / "work").string();
   O.Interrupted = [] { return Interrupted.load(); };
   O.OnProgress = [&](const SearchStats &St) { Bar.update(St); };
-  SearchResult R =
-      runSearch(P, S, *Exec, Opt, *Strategy, Proposers, Space.DefaultPipeline, O);
+  SearchResult R = runSearch(P, S, *Exec, Opt, *Strategy, Proposers,
+                             Space.DefaultPipeline, O);
   Bar.finish();
   if (!CL.KeepWork) {
     std::error_code EC;
@@ -182,7 +182,7 @@ int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
   }
 
   ReportSettings RS{Command, CL.Strategy, Exec->name(), KOPT_VERSION,
-                    CL.Seed,  CL.Limits,   CL.Depth,     CL.BeamWidth};
+                    CL.Seed, CL.Limits,   CL.Depth,     CL.BeamWidth};
   nlohmann::json Report = reportDocument(P, R, RS);
   if (!writeOutputs(OutDir.string(), P, R, Report, Error))
     return usageError(Error);
@@ -233,12 +233,11 @@ int show(const CommandLine &CL, Store &S) {
       std::printf("  best: none evaluated ok\n");
       continue;
     }
-    std::printf("  best: #%lld %.3fx [%.3f, %.3f] (%s): %s\n",
-                (long long)Best->Id, Best->Eval->Speedup,
-                Best->Eval->SpeedupLow, Best->Eval->SpeedupHigh,
-                Best->Eval->Executor.c_str(),
-                Best->Recipe.empty() ? "(original source)"
-                                     : Best->Recipe.c_str());
+    std::printf(
+        "  best: #%lld %.3fx [%.3f, %.3f] (%s): %s\n", (long long)Best->Id,
+        Best->Eval->Speedup, Best->Eval->SpeedupLow, Best->Eval->SpeedupHigh,
+        Best->Eval->Executor.c_str(),
+        Best->Recipe.empty() ? "(original source)" : Best->Recipe.c_str());
     std::string Lineage;
     for (const Candidate *C = Best; C;) {
       Lineage = "#" + std::to_string(C->Id) + (Lineage.empty() ? "" : " -> ") +
@@ -321,8 +320,8 @@ int main(int Argc, char **Argv) {
   std::string Error;
   if (!writableDirectory(Out, Error))
     return usageError(Error);
-  std::string StorePath = CL.Store.empty() ? (Out / "search.sqlite").string()
-                                           : CL.Store;
+  std::string StorePath =
+      CL.Store.empty() ? (Out / "search.sqlite").string() : CL.Store;
   auto S = Store::open(StorePath, /*Create=*/true, Error);
   if (!S)
     return usageError(Error);
@@ -331,8 +330,8 @@ int main(int Argc, char **Argv) {
     return usageError("kopt-opt not found beside kopt-search or on PATH "
                       "(give --kopt-opt PATH)");
   std::string SpaceText = Opt.searchSpace(Error);
-  auto Space = SpaceText.empty() ? std::nullopt
-                                 : parseSearchSpace(SpaceText, Error);
+  auto Space =
+      SpaceText.empty() ? std::nullopt : parseSearchSpace(SpaceText, Error);
   if (!Space)
     return usageError(Error);
 

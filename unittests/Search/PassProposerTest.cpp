@@ -52,13 +52,13 @@ TEST(PassProposerTest, RoundingValuesOnlyWhenTheToleranceAdmitsThem) {
 TEST(PassProposerTest, AppendsRemovesAndChangesOneThingAtATime) {
   auto P = createPassProposer(space(), /*AllowRounding=*/true);
   std::vector<std::string> R = recipes(*P, "a{w=2},c");
-  EXPECT_TRUE(has(R, "a{w=2},c,b"));         // append
+  EXPECT_TRUE(has(R, "a{w=2},c,b"));          // append
   EXPECT_TRUE(has(R, "a{w=2},c,b{re=true}")); // append with a value
-  EXPECT_TRUE(has(R, "c"));                  // remove a
-  EXPECT_TRUE(has(R, "a{w=2}"));             // remove c
-  EXPECT_TRUE(has(R, "a{w=4},c"));           // change
-  EXPECT_TRUE(has(R, "a,c"));                // back to the default
-  EXPECT_FALSE(has(R, "a{w=2},c"));          // not the parent itself
+  EXPECT_TRUE(has(R, "c"));                   // remove a
+  EXPECT_TRUE(has(R, "a{w=2}"));              // remove c
+  EXPECT_TRUE(has(R, "a{w=4},c"));            // change
+  EXPECT_TRUE(has(R, "a,c"));                 // back to the default
+  EXPECT_FALSE(has(R, "a{w=2},c"));           // not the parent itself
   std::vector<std::string> Sorted = R;
   std::sort(Sorted.begin(), Sorted.end());
   EXPECT_EQ(std::unique(Sorted.begin(), Sorted.end()), Sorted.end());

@@ -25,7 +25,7 @@ struct Evaluation {
 namespace status {
 inline constexpr const char *Pending = "pending"; // proposed, not made
 inline constexpr const char *Invalid = "invalid"; // kopt-opt refused it
-inline constexpr const char *Made = "made"; // kopt-opt wrote it
+inline constexpr const char *Made = "made";       // kopt-opt wrote it
 inline constexpr const char *Duplicate = "duplicate";
 inline constexpr const char *Validated = "validated"; // waits for the GPU
 // After validation: compile-error, rejected (kopt-bench's names); after

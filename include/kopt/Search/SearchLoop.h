@@ -1,4 +1,5 @@
-//===- SearchLoop.h - Propose, validate, evaluate, store, repeat -*- C++ -*-===//
+//===- SearchLoop.h - Propose, validate, evaluate, store, repeat -*- C++
+//-*-===//
 //
 // One problem's search. The roots are the original source and the -O
 // result, so the search never returns something slower than either. Each
