@@ -30,7 +30,9 @@ class GpuExecutor : public Executor {
 public:
   explicit GpuExecutor(const ExecutorOptions &O) : O(O) {}
   std::string name() const override { return "gpu"; }
-  std::size_t parallelism() const override { return O.Devices.size(); }
+  /// Each evaluate() compiles the reference and probes the devices once:
+  /// four candidates per device amortize that and keep every GPU busy.
+  std::size_t batchSize() const override { return 4 * O.Devices.size(); }
 
   std::vector<Validation> validate(const spec::Problem &P,
                                    const std::vector<std::string> &Paths,

@@ -235,7 +235,7 @@ bool Loop::validateMade() {
   return true;
 }
 
-/// Evaluates validated candidates a few at a time (one per device), so a
+/// Evaluates validated candidates a batch at a time (the executor's), so a
 /// budget or an interruption stops the search between evaluations and each
 /// verdict is stored as soon as it exists.
 bool Loop::evaluateValidated() {
@@ -247,7 +247,7 @@ bool Loop::evaluateValidated() {
   for (std::size_t At = 0; At < Waiting.size();) {
     if (stopRequested())
       return false;
-    std::size_t Take = std::max<std::size_t>(1, E.parallelism());
+    std::size_t Take = std::max<std::size_t>(1, E.batchSize());
     if (O.Limits.Candidates)
       Take =
           std::min<std::size_t>(Take, *O.Limits.Candidates - R.Stats.Evaluated);

@@ -42,8 +42,9 @@ public:
   virtual ~Executor();
   /// "gpu", "simulate:cost", ...: evaluations are stored under this name.
   virtual std::string name() const = 0;
-  /// How many candidates one evaluate() call should take (one per device).
-  virtual std::size_t parallelism() const { return 1; }
+  /// How many candidates one evaluate() call should take: a budget or an
+  /// interruption is looked at between calls.
+  virtual std::size_t batchSize() const { return 1; }
   /// Compile and static rules, no GPU. \p Errors: the problem's own faults.
   virtual std::vector<Validation>
   validate(const spec::Problem &P, const std::vector<std::string> &Paths,
