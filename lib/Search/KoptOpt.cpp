@@ -3,14 +3,8 @@
 
 #include "kopt/Eval/Process.h"
 
-#include <cstdlib>
-#include <filesystem>
-#include <sstream>
-#include <unistd.h>
 
 namespace kopt::search {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -21,19 +15,6 @@ std::string lastLines(const std::string &Text, std::size_t Max = 1500) {
 }
 
 } // namespace
-
-std::string KoptOpt::find(const std::string &Self) {
-  std::error_code EC;
-  fs::path Beside = fs::path(Self).parent_path() / "kopt-opt";
-  if (!Self.empty() && fs::exists(Beside, EC))
-    return Beside.string();
-  const char *Path = std::getenv("PATH");
-  std::stringstream Dirs(Path ? Path : "");
-  for (std::string Dir; std::getline(Dirs, Dir, ':');)
-    if (!Dir.empty() && access((fs::path(Dir) / "kopt-opt").c_str(), X_OK) == 0)
-      return (fs::path(Dir) / "kopt-opt").string();
-  return "";
-}
 
 std::string KoptOpt::searchSpace(std::string &Error) const {
   eval::ProcessOptions O;

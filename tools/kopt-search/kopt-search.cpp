@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <unistd.h>
 
 using namespace kopt;
@@ -85,8 +86,6 @@ std::string findTool(const std::string &Given, const std::string &Name) {
   fs::path Beside = fs::path(Self).parent_path() / Name;
   if (fs::exists(Beside, EC))
     return Beside.string();
-  if (Name == "kopt-opt")
-    return KoptOpt::find(Self);
   const char *Path = std::getenv("PATH");
   std::stringstream Dirs(Path ? Path : "");
   for (std::string Dir; std::getline(Dirs, Dir, ':');)

@@ -23,9 +23,6 @@ class KoptOpt {
 public:
   explicit KoptOpt(std::string Program) : Program(std::move(Program)) {}
 
-  /// kopt-opt beside \p Self, else on PATH; empty when there is none.
-  static std::string find(const std::string &Self);
-
   const std::string &program() const { return Program; }
   /// --print-passes=json; empty with \p Error set on failure.
   std::string searchSpace(std::string &Error) const;
