@@ -3,7 +3,6 @@
 
 #include "kopt/Eval/Process.h"
 
-
 namespace kopt::search {
 
 namespace {
@@ -53,13 +52,6 @@ std::string KoptOpt::analyze(const std::string &Source) const {
   O.MaxCapturedBytes = 16 << 20;
   eval::ProcessResult R = eval::runProcess({Program, "--analyze", Source}, O);
   return R.succeeded() ? R.Output : "";
-}
-
-std::string KoptOpt::command(const std::string &Source,
-                             const std::string &Recipe) {
-  if (Recipe.empty())
-    return "cp '" + Source + "' best.cu";
-  return "kopt-opt '" + Source + "' -passes='" + Recipe + "' -o best.cu";
 }
 
 } // namespace kopt::search

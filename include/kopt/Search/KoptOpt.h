@@ -31,9 +31,6 @@ public:
                      const std::string &Out, const std::string &Remarks) const;
   /// `kopt-opt --analyze SOURCE`; empty on failure.
   std::string analyze(const std::string &Source) const;
-  /// The shell command that makes a recipe (for recipe.txt and best.test).
-  static std::string command(const std::string &Source,
-                             const std::string &Recipe);
 
 private:
   std::string Program;
