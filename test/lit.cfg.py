@@ -25,6 +25,11 @@ for var in ("CUDA_VISIBLE_DEVICES", "HOME", "TMPDIR", "PATH", "CUDA_PATH",
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# kopt's caches (copy bandwidth per device, compiled libraries) go to the
+# build tree, not the user's home; tests that check caching use their own.
+config.environment["KOPT_CACHE_DIR"] = os.path.join(config.test_exec_root,
+                                                    "kopt-cache")
+
 tool_dirs = [config.kopt_tools_dir]
 if config.llvm_tools_dir:
     tool_dirs.append(config.llvm_tools_dir)

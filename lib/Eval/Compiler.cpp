@@ -1,6 +1,8 @@
 //===- Compiler.cpp - nvcc into loadable shared objects -------------------===//
 #include "kopt/Eval/Compiler.h"
+#include "kopt/Eval/CompileCache.h"
 #include "kopt/Eval/Process.h"
+#include "kopt/Eval/Sha256.h"
 #include "kopt/Eval/Shim.h"
 #include "kopt/Spec/ProblemValidator.h"
 
@@ -52,6 +54,41 @@ std::vector<std::string> libraryFlags(const spec::Problem &P) {
   }
   return Flags;
 }
+
+/// Runs cuobjdump over the library: SASS for the rules and resources.
+void inspectSass(CompileResult &Result, const CompileOptions &Options) {
+  ProcessOptions Dump;
+  Dump.TimeoutSeconds = 120;
+  Dump.MaxCapturedBytes = 64 << 20;
+  ProcessResult Sass =
+      runProcess({Options.Cuobjdump, "-sass", Result.LibraryPath}, Dump);
+  if (Sass.succeeded()) {
+    Result.Sass = Sass.Output;
+    Result.SassInspected = true;
+    parseSass(Result.Sass, Result.Resources);
+  } else if (Sass.Started && !Sass.TimedOut &&
+             Sass.Output.find("does not contain device code") !=
+                 std::string::npos) {
+    Result.SassInspected = true; // nothing to inspect
+  }
+}
+
+/// The key of a compile: everything the library depends on. The shim names
+/// the kernel by its path; the path is replaced, the source's content is in
+/// the digest.
+std::string cacheKey(const std::string &Shim, const std::string &KernelPath,
+                     const std::vector<std::string> &Flags,
+                     const CompileOptions &Options) {
+  std::string ShimText = Shim;
+  for (std::size_t At; (At = ShimText.find(KernelPath)) != std::string::npos;)
+    ShimText.replace(At, KernelPath.size(), "<kernel>");
+  std::string Material = "kopt-compile-cache 1\n" + Options.Nvcc + "\n" +
+                         Options.Toolchain + "\n" + Options.Arch + "\n";
+  for (const std::string &F : Flags)
+    Material += F + "\n";
+  Material += "--\n" + ShimText + "--\n" + Options.SourceDigest;
+  return sha256Hex(Material);
+}
 } // namespace
 
 std::string archForComputeCapability(int Major, int Minor) {
@@ -94,9 +131,10 @@ CompileResult compileEntryLibrary(const spec::Problem &P,
   fs::create_directories(WorkDir, EC);
   fs::path Shim = WorkDir / (Stem + ".shim.cu");
   fs::path Library = WorkDir / (Stem + ".so");
+  std::string ShimText = generateShim(P, KernelSource);
   {
     std::ofstream Out(Shim);
-    Out << generateShim(P, KernelSource);
+    Out << ShimText;
     if (!Out) {
       Result.Log = "cannot write " + Shim.string();
       return Result;
@@ -104,11 +142,21 @@ CompileResult compileEntryLibrary(const spec::Problem &P,
   }
   Result.ShimPath = Shim.string();
   Result.LibraryPath = Library.string();
+  std::vector<std::string> Flags = evaluationFlags(P, Options);
   Result.Command.push_back(Options.Nvcc);
-  for (const std::string &F : evaluationFlags(P, Options))
-    Result.Command.push_back(F);
+  Result.Command.insert(Result.Command.end(), Flags.begin(), Flags.end());
   Result.Command.insert(Result.Command.end(),
                         {"-o", Library.string(), Shim.string()});
+
+  if (Options.Cache && !Options.SourceDigest.empty()) {
+    Result.CacheKey =
+        cacheKey(ShimText, fs::absolute(KernelSource).string(), Flags, Options);
+    if (Options.Cache->restore(Result.CacheKey, Result)) {
+      if (!Result.SassInspected && !Options.Cuobjdump.empty())
+        inspectSass(Result, Options);
+      return Result;
+    }
+  }
 
   ProcessOptions Run;
   Run.TimeoutSeconds = Options.TimeoutSeconds;
@@ -122,23 +170,10 @@ CompileResult compileEntryLibrary(const spec::Problem &P,
   }
   Result.Ok = true;
   parsePtxasLog(Result.Log, Result.Resources);
-
-  if (!Options.Cuobjdump.empty()) {
-    ProcessOptions Dump;
-    Dump.TimeoutSeconds = 120;
-    Dump.MaxCapturedBytes = 64 << 20;
-    ProcessResult Sass =
-        runProcess({Options.Cuobjdump, "-sass", Library.string()}, Dump);
-    if (Sass.succeeded()) {
-      Result.Sass = Sass.Output;
-      Result.SassInspected = true;
-      parseSass(Result.Sass, Result.Resources);
-    } else if (Sass.Started && !Sass.TimedOut &&
-               Sass.Output.find("does not contain device code") !=
-                   std::string::npos) {
-      Result.SassInspected = true; // nothing to inspect
-    }
-  }
+  if (!Options.Cuobjdump.empty())
+    inspectSass(Result, Options);
+  if (!Result.CacheKey.empty())
+    Options.Cache->store(Result.CacheKey, Result);
   return Result;
 }
 
@@ -211,6 +246,21 @@ std::string nvccVersion(const std::string &Nvcc) {
     if (Line.find("release") != std::string::npos)
       Release = Line;
   return Release;
+}
+
+std::string sourceDigest(const std::string &DevicePass,
+                         const std::string &HostPass) {
+  return sha256Hex("device\n" + withoutLineMarkers(DevicePass) + "host\n" +
+                   withoutLineMarkers(HostPass));
+}
+
+std::string toolchainIdentity(const std::string &Nvcc) {
+  std::string Identity = Nvcc + "\n" + nvccVersion(Nvcc) + "\n";
+  ProcessOptions Options;
+  Options.TimeoutSeconds = 60;
+  ProcessResult Host = runProcess({"g++", "--version"}, Options);
+  Identity += Host.Output.substr(0, Host.Output.find('\n'));
+  return Identity;
 }
 
 std::string findNvcc() {

@@ -1,6 +1,7 @@
 //===- Evaluator.cpp - The parent side of check and run -------------------===//
 #include "kopt/Eval/Evaluator.h"
 
+#include "kopt/Eval/CompileCache.h"
 #include "kopt/Eval/Compiler.h"
 #include "kopt/Eval/DeviceProbe.h"
 #include "kopt/Eval/Process.h"
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -112,6 +114,7 @@ private:
   const EvaluatorOptions &Options;
   EvaluationOutcome Outcome;
   CompileOptions Compile;
+  std::optional<CompileCache> Cache;
   std::string NvccVersion;
   fs::path Work;
   std::vector<DeviceInfo> Devices;
@@ -124,6 +127,16 @@ private:
                                             : Options.WorkerExecutable;
   }
   bool probeDevices();
+  std::string cacheDir() const {
+    return Options.CacheDir.empty() ? defaultCacheDir() : Options.CacheDir;
+  }
+  /// The options for compiling \p Source for \p Arch: with the compile
+  /// cache, the source is preprocessed first (device pass for Arch; the
+  /// host pass \p Host when given, else computed) for the cache's digest.
+  CompileOptions compileOptions(const fs::path &Source, const std::string &Arch,
+                                const std::string &Stem,
+                                const PreprocessResult *Device,
+                                const PreprocessResult *Host);
   bool compileReference(const std::vector<std::string> &Archs);
   CompiledCandidate compileCandidate(std::size_t Index, const std::string &Path,
                                      const std::vector<std::string> &Archs);
@@ -151,8 +164,7 @@ bool Evaluator::prepareWorkDir() {
 }
 
 bool Evaluator::probeDevices() {
-  std::string CacheDir =
-      Options.CacheDir.empty() ? defaultCacheDir() : Options.CacheDir;
+  std::string CacheDir = cacheDir();
   for (int Index : Options.Devices) {
     fs::path Result = Work / ("probe-" + std::to_string(Index) + ".json");
     ProcessOptions Run;
@@ -184,10 +196,33 @@ bool Evaluator::probeDevices() {
   return true;
 }
 
+CompileOptions Evaluator::compileOptions(const fs::path &Source,
+                                        const std::string &Arch,
+                                        const std::string &Stem,
+                                        const PreprocessResult *Device,
+                                        const PreprocessResult *Host) {
+  CompileOptions O = Compile;
+  O.Arch = Arch;
+  if (!Cache)
+    return O;
+  PreprocessResult OwnDevice, OwnHost;
+  if (!Device)
+    Device = &(OwnDevice = preprocessSource(P, Source, Work, Stem + "-" + Arch,
+                                            O, /*HostPass=*/false));
+  if (!Host)
+    Host = &(OwnHost = preprocessSource(P, Source, Work, Stem, O,
+                                        /*HostPass=*/true));
+  O.Cache = &*Cache;
+  // A source that does not preprocess is compiled as it is (and fails).
+  if (Device->Ok && Host->Ok)
+    O.SourceDigest = sourceDigest(Device->Text, Host->Text);
+  return O;
+}
+
 bool Evaluator::compileReference(const std::vector<std::string> &Archs) {
   for (const std::string &Arch : Archs) {
-    CompileOptions O = Compile;
-    O.Arch = Arch;
+    CompileOptions O = compileOptions(P.referencePath(), Arch, "reference",
+                                      nullptr, nullptr);
     CompileResult R =
         compileEntryLibrary(P, P.referencePath(), Work, "reference-" + Arch, O);
     if (!R.Ok) {
@@ -222,16 +257,28 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
                        {"nvcc_version", NvccVersion},
                        {"flags", evaluationFlags(P, Compile)}};
 
-  for (const std::string &Arch : Archs) {
+  // The preprocessed source, device and host passes: the static rules read
+  // it, and the compile cache keys on it.
+  std::string Stem = "candidate-" + std::to_string(Index);
+  fs::path Absolute = fs::absolute(Path);
+  PreprocessResult Pre[2];
+  for (bool HostPass : {false, true}) {
     CompileOptions O = Compile;
-    O.Arch = Arch;
-    CompileResult R = compileEntryLibrary(
-        P, fs::absolute(Path), Work,
-        "candidate-" + std::to_string(Index) + "-" + Arch, O);
+    O.Arch = Archs.front();
+    Pre[HostPass] = preprocessSource(P, Absolute, Work, Stem, O, HostPass);
+  }
+
+  for (const std::string &Arch : Archs) {
+    bool Front = Arch == Archs.front();
+    CompileOptions O = compileOptions(Absolute, Arch, Stem,
+                                      Front ? &Pre[0] : nullptr, &Pre[1]);
+    CompileResult R =
+        compileEntryLibrary(P, Absolute, Work, Stem + "-" + Arch, O);
     Record["compile"]["flags"] = evaluationFlags(P, O);
     Record["compile"]["arch"] = Arch;
     Record["compile"]["seconds"] = R.Seconds;
     Record["compile"]["command"] = R.Command;
+    Record["compile"]["cached"] = R.Cached;
     if (!R.Ok) {
       Record["compile"]["log"] = tail(R.Log, 8000);
       reject(Record, Status::CompileError, "",
@@ -274,19 +321,15 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
   std::error_code EC;
   fs::path Canonical = fs::weakly_canonical(fs::absolute(Path), EC);
   for (bool HostPass : {false, true}) {
-    CompileOptions O = Compile;
-    O.Arch = Archs.front();
-    PreprocessResult Pre =
-        preprocessSource(P, fs::absolute(Path), Work,
-                         "candidate-" + std::to_string(Index), O, HostPass);
-    if (!Pre.Ok) {
+    if (!Pre[HostPass].Ok) {
       reject(Record, Status::CompileError, "",
              std::string("nvcc -E (the ") + (HostPass ? "host" : "device") +
                  " pass, for the static rules) failed:\n" +
-                 tail(Pre.Log, 2000));
+                 tail(Pre[HostPass].Log, 2000));
       return C;
     }
-    for (RuleViolation &V : checkPreprocessedRules(Pre.Text, P, SystemDirs)) {
+    for (RuleViolation &V :
+         checkPreprocessedRules(Pre[HostPass].Text, P, SystemDirs)) {
       std::error_code FileEC;
       if (!V.File.empty() &&
           fs::weakly_canonical(V.File, FileEC) == Canonical && !FileEC)
@@ -464,6 +507,10 @@ EvaluationOutcome Evaluator::run() {
   }
   Compile.Cuobjdump = findCuobjdump(Compile.Nvcc);
   NvccVersion = nvccVersion(Compile.Nvcc);
+  if (Options.CompileCache) {
+    Cache.emplace(cacheDir(), CompileCache::defaultMaxBytes());
+    Compile.Toolchain = toolchainIdentity(Compile.Nvcc);
+  }
   if (!prepareWorkDir())
     return Outcome;
 

@@ -80,8 +80,14 @@ OPTIONS
   --no-timing        Check correctness only.
   --work-dir DIR     Keep shims, libraries, logs and job files in DIR.
   --keep-work-dir    Keep the temporary work directory and print its path.
-  --cache-dir DIR    Where the per-device copy bandwidth is cached (default
-                     $KOPT_CACHE_DIR, $XDG_CACHE_HOME/kopt or ~/.cache/kopt).
+  --cache-dir DIR    Where the per-device copy bandwidth and compiled
+                     libraries are cached (default $KOPT_CACHE_DIR,
+                     $XDG_CACHE_HOME/kopt or ~/.cache/kopt). Compiled
+                     libraries are keyed by the preprocessed source, flags,
+                     arch and toolchain; at most $KOPT_COMPILE_CACHE_MAX_MB
+                     (default 4096) MB are kept.
+  --no-compile-cache Compile every source, neither reading nor writing the
+                     compile cache.
   -h, --help         Show this help.
   --version          Show the version.
 
@@ -212,6 +218,8 @@ int parseArguments(int Argc, char **Argv, CommandLine &CL) {
     } else if (A == "--cache-dir") {
       if (!Value(CL.Options.CacheDir))
         return usage("--cache-dir needs a directory");
+    } else if (A == "--no-compile-cache") {
+      CL.Options.CompileCache = false;
     } else if (!A.empty() && A[0] == '-') {
       return usage("unknown option '" + A + "'");
     } else if (CL.Command.empty()) {

@@ -17,11 +17,18 @@
 
 namespace kopt::eval {
 
+class CompileCache;
+
 struct CompileOptions {
   std::string Nvcc;      // path to nvcc
   std::string Cuobjdump; // empty: SASS is not inspected
   std::string Arch = "sm_90a";
   double TimeoutSeconds = 300;
+  /// With a cache and a digest of the kernel source as preprocessed for Arch
+  /// (sourceDigest), the library is taken from the cache when it is there.
+  const CompileCache *Cache = nullptr;
+  std::string SourceDigest;
+  std::string Toolchain; // toolchainIdentity(Nvcc)
 };
 
 struct CompileResult {
@@ -35,6 +42,8 @@ struct CompileResult {
   bool SassInspected = false;
   ResourceUsage Resources;
   double Seconds = 0;
+  bool Cached = false;  // restored from the compile cache
+  std::string CacheKey; // empty: the cache was not consulted
 };
 
 /// The flags every compile of \p P uses (no input or output names).
@@ -66,6 +75,16 @@ PreprocessResult preprocessSource(const spec::Problem &P,
 
 /// Directories whose headers belong to the toolkit (for \p Nvcc).
 std::vector<std::string> toolkitDirectories(const std::string &Nvcc);
+
+/// The digest of a kernel source for the compile cache: its device-pass
+/// (for one arch) and host-pass preprocessed texts, line markers removed, so
+/// every header it includes and every macro it sees is covered.
+std::string sourceDigest(const std::string &DevicePass,
+                         const std::string &HostPass);
+
+/// What besides the flags decides the binary: nvcc's path and version and
+/// the host compiler nvcc calls (g++ on PATH unless the flags say -ccbin).
+std::string toolchainIdentity(const std::string &Nvcc);
 
 /// "Cuda compilation tools, release 13.0, V13.0.88" or empty.
 std::string nvccVersion(const std::string &Nvcc);

@@ -30,7 +30,9 @@ struct EvaluatorOptions {
   TimingOptions Timing;
   std::string WorkDir; // empty: a fresh temporary directory
   bool KeepWorkDir = false;
-  std::string CacheDir;
+  std::string CacheDir; // empty: defaultCacheDir()
+  /// Reuse compiled libraries from CacheDir/compile (see CompileCache.h).
+  bool CompileCache = true;
   bool OnDevice = true; // false: `check` (compile and static rules only)
   /// The program whose `__probe`/`__evaluate` modes run the children;
   /// empty: this one (kopt-bench). kopt-search names kopt-bench here.
