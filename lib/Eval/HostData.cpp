@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 namespace kopt::eval {
 
@@ -136,6 +137,38 @@ template <class T> T clampTo(double V) {
                  (double)std::numeric_limits<T>::max());
   return static_cast<T>(V);
 }
+
+/// Runs Fn(Begin, End, Chunk) over [0, Count) in contiguous chunks of at
+/// least MinChunk elements, one thread per chunk (at most the machine's
+/// cores); returns the number of chunks. Chunk k covers lower indices than
+/// chunk k+1, so results merged in chunk order are the sequential ones.
+template <class F>
+std::size_t forEachChunk(std::int64_t Count, std::int64_t MinChunk, F Fn) {
+  std::int64_t Cores = std::max(1u, std::thread::hardware_concurrency());
+  std::int64_t Chunks =
+      std::clamp<std::int64_t>(Count / std::max<std::int64_t>(MinChunk, 1), 1,
+                               std::min<std::int64_t>(Cores, 64));
+  if (Chunks == 1) {
+    Fn(std::int64_t(0), Count, std::size_t(0));
+    return 1;
+  }
+  std::vector<std::thread> Pool;
+  for (std::int64_t C = 0; C < Chunks; ++C)
+    Pool.emplace_back(Fn, Count * C / Chunks, Count * (C + 1) / Chunks,
+                      static_cast<std::size_t>(C));
+  for (std::thread &T : Pool)
+    T.join();
+  return static_cast<std::size_t>(Chunks);
+}
+
+/// Buffers this large are generated and compared on several threads: every
+/// element depends only on its index, so the result is the same.
+constexpr std::int64_t ParallelChunk = 1 << 20;
+
+ComparisonResult compareRange(spec::DType T, const unsigned char *Got,
+                              const unsigned char *Expected, std::int64_t Begin,
+                              std::int64_t End, spec::Tolerance Tol,
+                              bool IntegerTolerance, unsigned char PoisonByte);
 
 } // namespace
 
@@ -270,32 +303,36 @@ std::vector<unsigned char> generateBuffer(const spec::Arg &A,
   std::vector<unsigned char> Bytes(static_cast<std::size_t>(Count) * Size);
   std::uint64_t Key = mix(Seed * 0x100000001B3ull ^ mix(Stream + 1));
   const spec::Init &I = A.Initializer;
-  for (std::int64_t E = 0; E < Count; ++E) {
-    std::uint64_t R = mix(Key + static_cast<std::uint64_t>(E));
-    double V;
-    switch (I.Dist) {
-    case spec::Init::Kind::Normal: {
-      // Box-Muller from two independent uniforms.
-      double U1 = unitInterval(R);
-      double U2 = unitInterval(mix(R ^ 0xD1B54A32D192ED03ull));
-      double Z = std::sqrt(-2.0 * std::log(1.0 - U1)) *
-                 std::cos(6.283185307179586 * U2);
-      V = I.First + I.Second * Z;
-      break;
-    }
-    case spec::Init::Kind::Uniform:
-      V = I.First + (I.Second - I.First) * unitInterval(R);
-      break;
-    case spec::Init::Kind::RandInt:
-      V = I.First + std::floor((I.Second - I.First) * unitInterval(R));
-      break;
-    case spec::Init::Kind::Constant:
-    default:
-      V = I.First;
-      break;
-    }
-    encodeElement(A.Type, V, Bytes.data() + E * Size);
-  }
+  forEachChunk(Count, ParallelChunk,
+               [&](std::int64_t Begin, std::int64_t End, std::size_t) {
+                 for (std::int64_t E = Begin; E < End; ++E) {
+                   std::uint64_t R = mix(Key + static_cast<std::uint64_t>(E));
+                   double V;
+                   switch (I.Dist) {
+                   case spec::Init::Kind::Normal: {
+                     // Box-Muller from two independent uniforms.
+                     double U1 = unitInterval(R);
+                     double U2 = unitInterval(mix(R ^ 0xD1B54A32D192ED03ull));
+                     double Z = std::sqrt(-2.0 * std::log(1.0 - U1)) *
+                                std::cos(6.283185307179586 * U2);
+                     V = I.First + I.Second * Z;
+                     break;
+                   }
+                   case spec::Init::Kind::Uniform:
+                     V = I.First + (I.Second - I.First) * unitInterval(R);
+                     break;
+                   case spec::Init::Kind::RandInt:
+                     V = I.First +
+                         std::floor((I.Second - I.First) * unitInterval(R));
+                     break;
+                   case spec::Init::Kind::Constant:
+                   default:
+                     V = I.First;
+                     break;
+                   }
+                   encodeElement(A.Type, V, Bytes.data() + E * Size);
+                 }
+               });
   return Bytes;
 }
 
@@ -304,10 +341,41 @@ ComparisonResult compareOutputs(DType T, const unsigned char *Got,
                                 std::int64_t Count, spec::Tolerance Tol,
                                 bool IntegerTolerance,
                                 unsigned char PoisonByte) {
+  std::vector<ComparisonResult> Parts(
+      std::max<std::int64_t>(1, std::thread::hardware_concurrency()) + 1);
+  std::size_t Used = forEachChunk(
+      Count, ParallelChunk,
+      [&](std::int64_t Begin, std::int64_t End, std::size_t Chunk) {
+        Parts[Chunk] = compareRange(T, Got, Expected, Begin, End, Tol,
+                                    IntegerTolerance, PoisonByte);
+      });
+  ComparisonResult R = Parts[0];
+  for (std::size_t C = 1; C < Used; ++C) {
+    const ComparisonResult &Part = Parts[C];
+    if (R.Mismatches == 0 && Part.Mismatches) {
+      R.FirstMismatch = Part.FirstMismatch;
+      R.FirstGot = Part.FirstGot;
+      R.FirstExpected = Part.FirstExpected;
+      R.FirstUnwritten = Part.FirstUnwritten;
+    }
+    R.Mismatches += Part.Mismatches;
+    R.Unwritten += Part.Unwritten;
+    R.MaxAbsError = std::max(R.MaxAbsError, Part.MaxAbsError);
+    R.MaxRelError = std::max(R.MaxRelError, Part.MaxRelError);
+  }
+  R.Ok = R.Mismatches == 0;
+  return R;
+}
+
+namespace {
+ComparisonResult compareRange(DType T, const unsigned char *Got,
+                              const unsigned char *Expected, std::int64_t Begin,
+                              std::int64_t End, spec::Tolerance Tol,
+                              bool IntegerTolerance, unsigned char PoisonByte) {
   ComparisonResult R;
   std::size_t Size = spec::dtypeSize(T);
   bool Exact = !spec::isFloating(T) && !IntegerTolerance;
-  for (std::int64_t I = 0; I < Count; ++I) {
+  for (std::int64_t I = Begin; I < End; ++I) {
     const unsigned char *G = Got + I * Size;
     const unsigned char *E = Expected + I * Size;
     bool Poisoned = std::all_of(
@@ -353,5 +421,6 @@ ComparisonResult compareOutputs(DType T, const unsigned char *Got,
   R.Ok = R.Mismatches == 0;
   return R;
 }
+} // namespace
 
 } // namespace kopt::eval

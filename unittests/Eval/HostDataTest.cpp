@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 using namespace kopt::eval;
 using kopt::spec::DType;
@@ -116,5 +118,48 @@ TEST(HostData, ComparisonFindsMismatchesAndUnwrittenElements) {
   auto *IEb = reinterpret_cast<unsigned char *>(IE);
   EXPECT_FALSE(compareOutputs(DType::I32, IGb, IEb, 2, {2, 0}, false, 0xFF).Ok);
   EXPECT_TRUE(compareOutputs(DType::I32, IGb, IEb, 2, {2, 0}, true, 0xFF).Ok);
+}
+// Large buffers are generated and compared in chunks on several threads;
+// the result must not depend on where the chunks begin.
+TEST(HostData, LargeBuffersMatchWhateverTheChunking) {
+  kopt::spec::Arg A;
+  A.Type = DType::BF16;
+  A.Initializer = {kopt::spec::Init::Kind::Normal, 0, 2};
+  const std::int64_t Big = 3 << 20, Small = 2 << 20, Tiny = 1000;
+  auto Three = generateBuffer(A, Big, 11, 1);
+  auto Two = generateBuffer(A, Small, 11, 1);
+  auto One = generateBuffer(A, Tiny, 11, 1);
+  ASSERT_EQ(Three.size(), std::size_t(2 * Big));
+  EXPECT_TRUE(std::equal(Two.begin(), Two.end(), Three.begin()));
+  EXPECT_TRUE(std::equal(One.begin(), One.end(), Three.begin()));
+}
+
+TEST(HostData, LargeComparisonsMergeChunksInOrder) {
+  const std::int64_t Count = 3 << 20;
+  std::vector<float> Expected(Count, 1.0f), Got(Count, 1.0f);
+  auto *G = reinterpret_cast<unsigned char *>(Got.data());
+  auto *E = reinterpret_cast<unsigned char *>(Expected.data());
+  kopt::spec::Tolerance Tol{1e-5, 1e-5};
+  EXPECT_TRUE(compareOutputs(DType::F32, G, E, Count, Tol, false, 0xFF).Ok);
+
+  // Mismatches in the last third and near the end; one unwritten element.
+  Got[Count - 1] = 5.0f;
+  Got[(5 * Count) / 6] = 3.0f;
+  std::fill(G + 4 * (Count - 2), G + 4 * (Count - 1), 0xFF);
+  ComparisonResult R =
+      compareOutputs(DType::F32, G, E, Count, Tol, false, 0xFF);
+  EXPECT_FALSE(R.Ok);
+  EXPECT_EQ(R.Mismatches, 3);
+  EXPECT_EQ(R.Unwritten, 1);
+  EXPECT_EQ(R.FirstMismatch, (5 * Count) / 6);
+  EXPECT_EQ(R.FirstGot, 3.0);
+  EXPECT_FALSE(R.FirstUnwritten);
+  EXPECT_TRUE(std::isinf(R.MaxAbsError)); // the poison is NaN for f32
+
+  // The first mismatch in the first chunk wins over later ones.
+  Got[10] = 2.0f;
+  R = compareOutputs(DType::F32, G, E, Count, Tol, false, 0xFF);
+  EXPECT_EQ(R.FirstMismatch, 10);
+  EXPECT_EQ(R.Mismatches, 4);
 }
 } // namespace
