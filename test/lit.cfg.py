@@ -5,6 +5,7 @@
 #                 a carried static binary)
 #   filecheck     LLVM's FileCheck/not are available (not on GPU hosts)
 #   cuda-toolkit  nvcc is available: rewritten kernels are compiled with it
+#   cuobjdump     kopt-bench can read SASS (cuobjdump beside nvcc or on PATH)
 #   cuda-gpu      an NVIDIA GPU is visible (set KOPT_LIT_NO_GPU=1 to hide it)
 import os
 import shutil
@@ -21,7 +22,7 @@ config.test_exec_root = os.path.join(config.kopt_obj_root, "test")
 
 # Tests must not see the caller's CUDA_PATH or GPU selection by accident.
 for var in ("CUDA_VISIBLE_DEVICES", "HOME", "TMPDIR", "PATH", "CUDA_PATH",
-            "KOPT_LIT_NO_GPU"):
+            "KOPT_LIT_NO_GPU", "KOPT_FILECHECK"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
@@ -73,6 +74,10 @@ if config.nvcc and os.path.exists(config.nvcc):
     config.substitutions.append(
         ("%nvcc_check", config.nvcc + " -arch=sm_90 -std=c++17 -c -o /dev/null"))
     config.substitutions.append(("%nvcc", config.nvcc))
+    # kopt-bench reads SASS with the cuobjdump beside nvcc (or on PATH).
+    if os.path.exists(os.path.join(os.path.dirname(config.nvcc), "cuobjdump")) \
+            or shutil.which("cuobjdump"):
+        config.available_features.add("cuobjdump")
 
 def gpu_present():
     if os.environ.get("KOPT_LIT_NO_GPU"):

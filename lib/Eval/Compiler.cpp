@@ -16,22 +16,6 @@ namespace kopt::eval {
 namespace fs = std::filesystem;
 
 namespace {
-bool isExecutable(const fs::path &Path) {
-  return !Path.empty() && access(Path.c_str(), X_OK) == 0 &&
-         !fs::is_directory(Path);
-}
-
-std::string searchPath(const std::string &Name) {
-  const char *Path = std::getenv("PATH");
-  if (!Path)
-    return "";
-  std::stringstream In(Path);
-  std::string Dir;
-  while (std::getline(In, Dir, ':'))
-    if (!Dir.empty() && isExecutable(fs::path(Dir) / Name))
-      return (fs::path(Dir) / Name).string();
-  return "";
-}
 
 /// Link flags for the vendor libraries a problem allows.
 std::vector<std::string> libraryFlags(const spec::Problem &P) {
@@ -264,14 +248,14 @@ std::string toolchainIdentity(const std::string &Nvcc) {
 }
 
 std::string findNvcc() {
-  if (const char *Env = std::getenv("KOPT_NVCC"); Env && isExecutable(Env))
+  if (const char *Env = std::getenv("KOPT_NVCC"); Env && isExecutableFile(Env))
     return Env;
   if (const char *Cuda = std::getenv("CUDA_PATH"))
-    if (isExecutable(fs::path(Cuda) / "bin" / "nvcc"))
+    if (isExecutableFile((fs::path(Cuda) / "bin" / "nvcc").string()))
       return (fs::path(Cuda) / "bin" / "nvcc").string();
-  if (std::string OnPath = searchPath("nvcc"); !OnPath.empty())
+  if (std::string OnPath = findOnPath("nvcc"); !OnPath.empty())
     return OnPath;
-  if (isExecutable("/usr/local/cuda/bin/nvcc"))
+  if (isExecutableFile("/usr/local/cuda/bin/nvcc"))
     return "/usr/local/cuda/bin/nvcc";
   return "";
 }
@@ -279,10 +263,10 @@ std::string findNvcc() {
 std::string findCuobjdump(const std::string &Nvcc) {
   if (!Nvcc.empty()) {
     fs::path Beside = fs::path(Nvcc).parent_path() / "cuobjdump";
-    if (isExecutable(Beside))
+    if (isExecutableFile(Beside.string()))
       return Beside.string();
   }
-  return searchPath("cuobjdump");
+  return findOnPath("cuobjdump");
 }
 
 } // namespace kopt::eval

@@ -4,6 +4,7 @@
 #include "kopt/Eval/CompileCache.h"
 #include "kopt/Eval/Compiler.h"
 #include "kopt/Eval/DeviceProbe.h"
+#include "kopt/Eval/FileCheckRule.h"
 #include "kopt/Eval/Process.h"
 #include "kopt/Eval/Sha256.h"
 #include "kopt/Eval/StaticChecks.h"
@@ -115,6 +116,7 @@ private:
   EvaluationOutcome Outcome;
   CompileOptions Compile;
   std::optional<CompileCache> Cache;
+  std::string FileCheckTool; // when the problem has filecheck patterns
   std::string NvccVersion;
   fs::path Work;
   std::vector<DeviceInfo> Devices;
@@ -140,6 +142,8 @@ private:
   bool compileReference(const std::vector<std::string> &Archs);
   CompiledCandidate compileCandidate(std::size_t Index, const std::string &Path,
                                      const std::vector<std::string> &Archs);
+  void applyFileChecks(json &Record, const CompileResult &R,
+                       const std::string &Stem);
   void runWorker(CompiledCandidate &C, const DeviceInfo &D, std::size_t Index);
   void addDerivedTiming(json &Record);
 };
@@ -290,6 +294,8 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
       Record["sass_sha256"] = sha256Hex(withoutIdentifiers(R.Sass));
     Record["resources"]["sass_inspected"] = R.SassInspected;
     C.LibraryByArch[Arch] = R.LibraryPath;
+    if (Front)
+      applyFileChecks(Record, R, Stem);
     for (const RuleViolation &V : checkSassRules(R.Sass, P))
       reject(Record, Status::Rejected, V.Rule, describeViolation(V, Path));
     if (!R.SassInspected && Arch == Archs.front()) {
@@ -342,6 +348,33 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
     if (Seen.insert({V.Rule, V.File, V.Line}).second)
       reject(Record, Status::Rejected, V.Rule, describeViolation(V, Path));
   return C;
+}
+
+void Evaluator::applyFileChecks(json &Record, const CompileResult &R,
+                                const std::string &Stem) {
+  for (std::size_t I = 0; I < P.FileChecks.size(); ++I) {
+    const spec::FileCheckSpec &Check = P.FileChecks[I];
+    std::string Over = fileCheckInputName(Check.Over);
+    std::string Which = "filecheck[" + std::to_string(I) + "] (" + Check.File +
+                        " over the " + Over + " output)";
+    if (Check.Over == spec::FileCheckSpec::Input::Sass && !R.SassInspected) {
+      std::string Why = Which + ": the SASS could not be inspected (no "
+                                "working cuobjdump), so the patterns were "
+                                "not matched";
+      if (Options.OnDevice)
+        reject(Record, Status::Rejected, "filecheck", Why);
+      else
+        Record["messages"].push_back("warning: " + Why);
+      continue;
+    }
+    const std::string &Text =
+        Check.Over == spec::FileCheckSpec::Input::Sass ? R.Sass : R.Log;
+    if (auto Failure = runFileCheck(
+            FileCheckTool, P, Check, Text,
+            Work / (Stem + ".filecheck-" + std::to_string(I) + "." + Over)))
+      reject(Record, Status::Rejected, "filecheck",
+             Which + " does not match:\n" + tail(*Failure, 2000));
+  }
 }
 
 void Evaluator::addDerivedTiming(json &Record) {
@@ -510,6 +543,16 @@ EvaluationOutcome Evaluator::run() {
   if (Options.CompileCache) {
     Cache.emplace(cacheDir(), CompileCache::defaultMaxBytes());
     Compile.Toolchain = toolchainIdentity(Compile.Nvcc);
+  }
+  if (!P.FileChecks.empty()) {
+    FileCheckTool = findFileCheck();
+    if (FileCheckTool.empty()) {
+      Outcome.ProblemErrors.push_back(
+          "problem.json has filecheck patterns, but neither kopt-filecheck "
+          "nor LLVM's FileCheck was found (build kopt-filecheck, put it "
+          "beside kopt-bench or on PATH, or set KOPT_FILECHECK)");
+      return Outcome;
+    }
   }
   if (!prepareWorkDir())
     return Outcome;

@@ -5,8 +5,11 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
+#include <sstream>
 #include <mutex>
 #include <poll.h>
 #include <set>
@@ -211,6 +214,26 @@ void killAllChildren() {
     if (Pid > 0)
       kill(-Pid, SIGKILL);
   }
+}
+
+bool isExecutableFile(const std::string &Path) {
+  std::error_code EC;
+  return !Path.empty() && access(Path.c_str(), X_OK) == 0 &&
+         !std::filesystem::is_directory(Path, EC);
+}
+
+std::string findOnPath(const std::string &Name) {
+  const char *Path = std::getenv("PATH");
+  if (!Path)
+    return "";
+  std::stringstream In(Path);
+  std::string Dir;
+  while (std::getline(In, Dir, ':')) {
+    std::string Candidate = (std::filesystem::path(Dir) / Name).string();
+    if (!Dir.empty() && isExecutableFile(Candidate))
+      return Candidate;
+  }
+  return "";
 }
 
 } // namespace kopt::eval

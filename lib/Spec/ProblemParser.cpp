@@ -20,7 +20,8 @@ const std::set<std::string> KnownTopLevelFields = {
     "name",      "source",          "entry",           "args",
     "shapes",    "benchmark_shape", "tolerance",       "reference",
     "bytes",     "flops",           "allow_libraries", "fast_math",
-    "timeout_s", "nvcc_flags",      "seeds",           "description"};
+    "timeout_s", "nvcc_flags",      "seeds",           "description",
+    "filecheck"};
 
 const std::set<std::string> KnownLibraries = {
     "cublas",   "cublaslt", "cudnn", "cufft",  "curand", "cusparse",
@@ -523,6 +524,41 @@ public:
     }
   }
 
+  void readFileChecks(const json &Root, Problem &P) {
+    auto It = Root.find("filecheck");
+    if (It == Root.end())
+      return;
+    if (!It->is_array()) {
+      error("filecheck", "must be an array of {\"over\", \"file\"} objects");
+      return;
+    }
+    for (std::size_t I = 0; I < It->size(); ++I) {
+      const json &Item = (*It)[I];
+      std::string Where = "filecheck[" + std::to_string(I) + "]";
+      if (!Item.is_object()) {
+        error(Where, "must be an object with \"over\" and \"file\"");
+        continue;
+      }
+      for (auto &[Key, Value] : Item.items())
+        if (Key != "over" && Key != "file" && Key != "prefixes")
+          error(Where, "unknown field '" + Key +
+                           "' (known: over, file, prefixes)");
+      FileCheckSpec Check;
+      if (auto Over = string(Item, "over", Where, true)) {
+        if (*Over == "ptxas")
+          Check.Over = FileCheckSpec::Input::Ptxas;
+        else if (*Over == "sass")
+          Check.Over = FileCheckSpec::Input::Sass;
+        else
+          error(join(Where, "over"), "must be \"ptxas\" (nvcc's ptxas -v "
+                                     "output) or \"sass\" (cuobjdump -sass)");
+      }
+      Check.File = string(Item, "file", Where, true).value_or("");
+      readStringList(Item, "prefixes", Check.Prefixes);
+      P.FileChecks.push_back(Check);
+    }
+  }
+
   void readExpression(const json &Root, const char *Field, std::string &Out,
                       const Problem &P) {
     auto It = Root.find(Field);
@@ -599,6 +635,7 @@ public:
                                      "cufft, curand, cusparse, cusolver, "
                                      "cutlass, cute, thrust, cub)");
     readStringList(Root, "nvcc_flags", P.NvccFlags);
+    readFileChecks(Root, P);
     if (auto It = Root.find("fast_math"); It != Root.end()) {
       if (!It->is_boolean())
         error("fast_math", "must be true or false");

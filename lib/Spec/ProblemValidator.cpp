@@ -175,6 +175,12 @@ std::vector<std::string> validateProblemSources(const Problem &P) {
     for (std::string &E : checkEntryAgainstArgs(P, *Sig, File))
       Errors.push_back(std::move(E));
   }
+  for (std::size_t I = 0; I < P.FileChecks.size(); ++I) {
+    std::filesystem::path Path = P.Directory / P.FileChecks[I].File;
+    if (!readTextFile(Path))
+      Errors.push_back("filecheck[" + std::to_string(I) +
+                       "].file: cannot read '" + Path.string() + "'");
+  }
   return Errors;
 }
 

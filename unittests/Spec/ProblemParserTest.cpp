@@ -149,3 +149,30 @@ TEST(ProblemParser, BufferSizesAreChecked) {
   EXPECT_EQ(checkedBufferBytes(A, S), std::optional<std::int64_t>(1ll << 35));
 }
 } // namespace
+
+namespace {
+TEST(ProblemParser, FileCheckEntries) {
+  auto With = [](const std::string &List) {
+    return parseProblemJson(withReplaced(Axpby, "\"timeout_s\": 30",
+                                         "\"filecheck\": " + List),
+                            "problem.json");
+  };
+  auto R = With(R"([{"over": "ptxas", "file": "a.check"},
+                    {"over": "sass", "file": "b.check", "prefixes": ["S"]}])");
+  ASSERT_TRUE(R.ok());
+  ASSERT_EQ(R.Value->FileChecks.size(), 2u);
+  EXPECT_EQ(R.Value->FileChecks[0].Over, FileCheckSpec::Input::Ptxas);
+  EXPECT_EQ(R.Value->FileChecks[1].Over, FileCheckSpec::Input::Sass);
+  EXPECT_EQ(R.Value->FileChecks[1].File, "b.check");
+  EXPECT_EQ(R.Value->FileChecks[1].Prefixes, std::vector<std::string>{"S"});
+
+  EXPECT_TRUE(hasError(With("{}"), "filecheck: must be an array"));
+  EXPECT_TRUE(hasError(With(R"([{"over": "ptx", "file": "a"}])"),
+                       "filecheck[0].over: must be \"ptxas\""));
+  EXPECT_TRUE(hasError(With(R"([{"over": "sass"}])"),
+                       "filecheck[0]: missing field 'file'"));
+  EXPECT_TRUE(hasError(With(R"([{"over": "sass", "file": "a", "x": 1}])"),
+                       "filecheck[0]: unknown field 'x'"));
+  EXPECT_TRUE(hasError(With("[3]"), "filecheck[0]: must be an object"));
+}
+} // namespace

@@ -41,6 +41,12 @@ struct ProcessResult {
 ProcessResult runProcess(const std::vector<std::string> &Argv,
                          const ProcessOptions &Options = {});
 
+/// True when \p Path is a file this process may execute.
+bool isExecutableFile(const std::string &Path);
+
+/// \p Name's first executable in $PATH, or "".
+std::string findOnPath(const std::string &Name);
+
 /// The path of the running executable (/proc/self/exe).
 std::string currentExecutable();
 

@@ -76,6 +76,15 @@ struct Shape {
   std::string describe() const;
 };
 
+/// FileCheck patterns a candidate's compiler output must match
+/// (problem.json "filecheck"); a candidate that fails them is rejected.
+struct FileCheckSpec {
+  enum class Input { Ptxas, Sass };
+  Input Over = Input::Ptxas; // nvcc's ptxas -v output, or cuobjdump -sass
+  std::string File;          // the check file, relative to Directory
+  std::vector<std::string> Prefixes; // empty: CHECK
+};
+
 struct Problem {
   std::string Name;
   std::string Source;    // relative to Directory
@@ -94,6 +103,7 @@ struct Problem {
   double TimeoutSeconds = 60.0;
   std::vector<std::string> NvccFlags;
   int Seeds = 3;
+  std::vector<FileCheckSpec> FileChecks;
 
   std::filesystem::path Directory; // where problem.json lives
   std::filesystem::path SpecPath;  // problem.json itself
