@@ -5,6 +5,9 @@
 //           value of one parameter (block-size{threads=128}, ...)
 //   remove  one step (-O without launch-bounds)
 //   change  one parameter of one step to another search value
+//   swap    two neighbouring steps (passes see each other's output, so the
+//           order can matter: vectorize-loads before or after
+//           register-cache)
 // Duplicates among the moves collapse; the loop drops recipes seen before
 // and children whose source a sibling already made.
 //
@@ -59,6 +62,11 @@ public:
           R[I] = Step;
           Add(R, "change " + Parent[I].str() + " to " + Step.str());
         }
+    }
+    for (std::size_t I = 0; I + 1 < Parent.size(); ++I) {
+      Recipe R = Parent;
+      std::swap(R[I], R[I + 1]);
+      Add(R, "run " + Parent[I + 1].str() + " before " + Parent[I].str());
     }
     return Out;
   }

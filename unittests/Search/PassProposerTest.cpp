@@ -49,7 +49,7 @@ TEST(PassProposerTest, RoundingValuesOnlyWhenTheToleranceAdmitsThem) {
   EXPECT_FALSE(has(R, "b{re=true}"));
 }
 
-TEST(PassProposerTest, AppendsRemovesAndChangesOneThingAtATime) {
+TEST(PassProposerTest, AppendsRemovesChangesAndSwapsOneThingAtATime) {
   auto P = createPassProposer(space(), /*AllowRounding=*/true);
   std::vector<std::string> R = recipes(*P, "a{w=2},c");
   EXPECT_TRUE(has(R, "a{w=2},c,b"));          // append
@@ -58,6 +58,7 @@ TEST(PassProposerTest, AppendsRemovesAndChangesOneThingAtATime) {
   EXPECT_TRUE(has(R, "a{w=2}"));              // remove c
   EXPECT_TRUE(has(R, "a{w=4},c"));            // change
   EXPECT_TRUE(has(R, "a,c"));                 // back to the default
+  EXPECT_TRUE(has(R, "c,a{w=2}"));            // swap
   EXPECT_FALSE(has(R, "a{w=2},c"));           // not the parent itself
   std::vector<std::string> Sorted = R;
   std::sort(Sorted.begin(), Sorted.end());
