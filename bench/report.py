@@ -4,10 +4,12 @@ file per run, and renders one or more such files (runs over different
 problems, merged by problem) as a markdown table and an SVG chart.
 
   report.py collect --kopt-dir DIR --torch FILE --env FILE --out FILE
+                    [--search-dir DIR]
   report.py render RUN.json [RUN.json...] --prefix PATH   (PATH.{md,json,svg})
 
-Only numbers measured by kopt-bench (naive and kopt -O) and by
-bench/torch_bench.py (PyTorch) appear; a missing measurement is a "-".
+Only numbers measured by kopt-bench (naive, kopt -O and kopt-search's best,
+each timed against the naive kernel) and by bench/torch_bench.py (PyTorch)
+appear; a missing measurement is a "-", a search not run an empty cell.
 """
 import argparse
 import datetime
@@ -75,6 +77,9 @@ def collect(args):
             dev = rec.get("device") or {}
             if dev.get("copy_bandwidth_gbps"):
                 device["copy_bandwidth_gbps"] = dev["copy_bandwidth_gbps"]
+        search = search_row(args.search_dir, name) if args.search_dir else None
+        if search:
+            row["search"] = search
         trow = (torch_run.get("problems") or {}).get(name)
         if trow is not None:
             row["torch"] = trow
@@ -86,6 +91,34 @@ def collect(args):
            "torch": torch_run.get("torch"), "problems": problems}
     with open(args.out, "w") as f:
         json.dump(run, f, indent=1)
+
+
+def search_row(search_dir, name):
+    """The search's best, timed by kopt-bench against the naive kernel in
+    this run (<name>.json), with its recipe (<name>.recipe.txt)."""
+    rec_path = os.path.join(search_dir, name + ".json")
+    if not os.path.exists(rec_path):
+        return None
+    rec = load(rec_path)["records"][0]
+    t = rec.get("timing") or {}
+    recipe_path = os.path.join(search_dir, name + ".recipe.txt")
+    recipe = (open(recipe_path).read().strip()
+              if os.path.exists(recipe_path) else None)
+    return {"status": rec.get("status"), "speedup": t.get("speedup"),
+            "speedup_ci95": t.get("speedup_ci95"),
+            "median_ms": (t.get("candidate") or {}).get("median_ms"),
+            "recipe": recipe}
+
+
+def search_cell(row):
+    s = row.get("search")
+    if not s:
+        return ""
+    if s.get("status") != "ok" or not s.get("speedup"):
+        return "**%s**" % s.get("status")
+    ci = s.get("speedup_ci95") or [None, None]
+    return "%s [%s, %s]" % (fmt(s["speedup"], "%.3f"), fmt(ci[0], "%.3f"),
+                            fmt(ci[1], "%.3f"))
 
 
 def fmt(v, spec="%.4f"):
@@ -161,7 +194,8 @@ def render(args):
 
     lines = []
     lines.append("| problem | shape | naive ms | kopt -O ms | -O speedup "
-                 "[95% CI] | -O changed | kopt search | torch eager ms | "
+                 "[95% CI] | -O changed | search speedup [95% CI] | "
+                 "torch eager ms | "
                  "torch.compile ms | -O achieved | % of ceiling: naive / -O / "
                  "eager / compile | torch agrees (eager / compile) |")
     lines.append("| --- | --- | ---: | ---: | --- | --- | --- | ---: | ---: "
@@ -191,10 +225,11 @@ def render(args):
                     fmt(k.get("achieved_gbps"), "%.0f GB/s"))
         sizes = k.get("sizes") or ", ".join(
             "%s=%s" % kv for kv in (t.get("sizes") or {}).items()) or "-"
-        lines.append("| %s | %s | %s | %s | %s | %s | | %s | %s | %s | %s | "
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | "
                      "%s |" % (
                          name, sizes, fmt(times["naive"]), fmt(times["opt"]),
-                         speedup, changed, torch_cell(t, "eager"),
+                         speedup, changed, search_cell(row),
+                         torch_cell(t, "eager"),
                          torch_cell(t, "compile"), achieved, pct,
                          check_cell(t)))
         chart.append((name, bound, frac))
@@ -311,6 +346,8 @@ def main():
     c.add_argument("--kopt-dir", required=True)
     c.add_argument("--torch", required=True)
     c.add_argument("--env", required=True)
+    c.add_argument("--search-dir",
+                   help="the search's best per problem, timed by kopt-bench")
     c.add_argument("--out", required=True)
     r = sub.add_parser("render")
     r.add_argument("runs", nargs="+")
