@@ -36,8 +36,7 @@ std::string uniqueSuffix() {
 }
 
 bool validKey(const std::string &Key) {
-  return Key.size() == 64 &&
-         std::all_of(Key.begin(), Key.end(), [](char C) {
+  return Key.size() == 64 && std::all_of(Key.begin(), Key.end(), [](char C) {
            return (C >= '0' && C <= '9') || (C >= 'a' && C <= 'f');
          });
 }
@@ -110,8 +109,7 @@ bool CompileCache::restore(const std::string &Key, CompileResult &R) const {
   return true;
 }
 
-void CompileCache::store(const std::string &Key,
-                         const CompileResult &R) const {
+void CompileCache::store(const std::string &Key, const CompileResult &R) const {
   if (!R.Ok || !validKey(Key))
     return;
   std::error_code EC;

@@ -201,10 +201,10 @@ bool Evaluator::probeDevices() {
 }
 
 CompileOptions Evaluator::compileOptions(const fs::path &Source,
-                                        const std::string &Arch,
-                                        const std::string &Stem,
-                                        const PreprocessResult *Device,
-                                        const PreprocessResult *Host) {
+                                         const std::string &Arch,
+                                         const std::string &Stem,
+                                         const PreprocessResult *Device,
+                                         const PreprocessResult *Host) {
   CompileOptions O = Compile;
   O.Arch = Arch;
   if (!Cache)
@@ -225,8 +225,8 @@ CompileOptions Evaluator::compileOptions(const fs::path &Source,
 
 bool Evaluator::compileReference(const std::vector<std::string> &Archs) {
   for (const std::string &Arch : Archs) {
-    CompileOptions O = compileOptions(P.referencePath(), Arch, "reference",
-                                      nullptr, nullptr);
+    CompileOptions O =
+        compileOptions(P.referencePath(), Arch, "reference", nullptr, nullptr);
     CompileResult R =
         compileEntryLibrary(P, P.referencePath(), Work, "reference-" + Arch, O);
     if (!R.Ok) {

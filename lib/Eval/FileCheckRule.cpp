@@ -14,8 +14,7 @@ std::string findFileCheck() {
       Env && isExecutableFile(Env))
     return Env;
   std::string Beside =
-      (fs::path(currentExecutable()).parent_path() / "kopt-filecheck")
-          .string();
+      (fs::path(currentExecutable()).parent_path() / "kopt-filecheck").string();
   if (isExecutableFile(Beside))
     return Beside;
   for (const char *Name : {"kopt-filecheck", "FileCheck", "FileCheck-22"})

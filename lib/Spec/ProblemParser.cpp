@@ -541,8 +541,8 @@ public:
       }
       for (auto &[Key, Value] : Item.items())
         if (Key != "over" && Key != "file" && Key != "prefixes")
-          error(Where, "unknown field '" + Key +
-                           "' (known: over, file, prefixes)");
+          error(Where,
+                "unknown field '" + Key + "' (known: over, file, prefixes)");
       FileCheckSpec Check;
       if (auto Over = string(Item, "over", Where, true)) {
         if (*Over == "ptxas")

@@ -22,9 +22,8 @@
 
 using namespace llvm;
 
-static cl::opt<std::string> CheckFilename(cl::Positional,
-                                          cl::desc("<check-file>"),
-                                          cl::Required);
+static cl::opt<std::string>
+    CheckFilename(cl::Positional, cl::desc("<check-file>"), cl::Required);
 static cl::opt<std::string>
     InputFilename("input-file", cl::desc("File to check (default: stdin)"),
                   cl::value_desc("filename"), cl::init("-"));

@@ -153,9 +153,9 @@ TEST(ProblemParser, BufferSizesAreChecked) {
 namespace {
 TEST(ProblemParser, FileCheckEntries) {
   auto With = [](const std::string &List) {
-    return parseProblemJson(withReplaced(Axpby, "\"timeout_s\": 30",
-                                         "\"filecheck\": " + List),
-                            "problem.json");
+    return parseProblemJson(
+        withReplaced(Axpby, "\"timeout_s\": 30", "\"filecheck\": " + List),
+        "problem.json");
   };
   auto R = With(R"([{"over": "ptxas", "file": "a.check"},
                     {"over": "sass", "file": "b.check", "prefixes": ["S"]}])");
