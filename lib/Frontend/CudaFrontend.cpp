@@ -1,9 +1,11 @@
 //===- CudaFrontend.cpp - Parse CUDA sources with Clang -------------------===//
 
 #include "kopt/Frontend/CudaFrontend.h"
+#include "kopt/Frontend/HeaderPackages.h"
 #include "kopt/Frontend/NvccCompat.h"
 
 #include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticLex.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Driver/CreateASTUnitFromArgs.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -50,7 +52,15 @@ void ErrorCollector::HandleDiagnostic(DiagnosticsEngine::Level Level,
                Twine(P.getColumn()) + ": ")
                   .str();
   }
-  Messages.push_back(Where + "error: " + std::string(Text));
+  std::string Message = Where + "error: " + std::string(Text);
+  if (Info.getID() == diag::err_pp_file_not_found &&
+      Info.getArgKind(0) == DiagnosticsEngine::ak_std_string) {
+    StringRef Package = packageProvidingHeader(
+        sys::path::filename(Info.getArgStdStr(0)));
+    if (!Package.empty())
+      Message += " (it comes with " + Package.str() + ")";
+  }
+  Messages.push_back(Message);
 }
 
 void ErrorCollector::clear() {
@@ -105,6 +115,12 @@ std::vector<std::string> CudaFrontend::argsFor(CudaSide Side) const {
       "-include",
       nvccCompatHeaderPath().str(),
   };
+  // CUDA 13 keeps libcu++, CUB and Thrust under include/cccl; nvcc searches
+  // it, clang's CUDA mode does not (<cooperative_groups.h> needs it).
+  SmallString<256> Cccl(resolveCudaPath(Opts.CudaPath));
+  sys::path::append(Cccl, "include", "cccl");
+  if (sys::fs::is_directory(Cccl))
+    Args.insert(Args.end(), {"-isystem", std::string(Cccl)});
   bool HasStd = false;
   for (const std::string &A : Opts.ExtraArgs)
     HasStd |= StringRef(A).starts_with("-std=");
@@ -126,6 +142,16 @@ std::vector<ASTUnit::RemappedFile> remappedFiles(StringRef Path,
                                                  StringRef Code) {
   return {remapped(Path, Code),
           remapped(nvccCompatHeaderPath(), nvccCompatHeader())};
+}
+
+/// Errors met while building the preamble (an #include that is not found)
+/// reach only the unit's stored diagnostics, not the client: a file whose
+/// header is missing would otherwise parse without it.
+bool hasStoredError(const ASTUnit &AST) {
+  for (auto D = AST.stored_diag_begin(); D != AST.stored_diag_end(); ++D)
+    if (D->getLevel() >= DiagnosticsEngine::Error)
+      return true;
+  return false;
 }
 
 } // namespace
@@ -173,7 +199,7 @@ Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
       std::make_shared<PCHContainerOperations>(), DiagOpts, Diags,
       Opts.ResourceDir, /*StorePreamblesInMemory=*/true,
       /*PreambleStoragePath=*/"", /*OnlyLocalDecls=*/false,
-      CaptureDiagsKind::None, remappedFiles(Source.Path, Source.Code),
+      CaptureDiagsKind::All, remappedFiles(Source.Path, Source.Code),
       /*RemappedFilesKeepOriginalName=*/true,
       /*PrecompilePreambleAfterNParses=*/1, TU_Complete,
       /*CacheCodeCompletionResults=*/false,
@@ -182,7 +208,7 @@ Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
       /*SingleFileParse=*/false, /*UserFilesAreVolatile=*/true,
       /*ForSerialization=*/false, /*RetainExcludedConditionalBlocks=*/false,
       std::nullopt, &ErrAST);
-  if (!AST || Errors->getNumErrors() > 0)
+  if (!AST || Errors->getNumErrors() > 0 || hasStoredError(*AST))
     return diagnose(Side, Source.Path, Source.Code);
   return Error::success();
 }
@@ -194,7 +220,7 @@ Error CudaFrontend::reparseSide(CudaSide Side, ParsedSource &Source) const {
   Errors.clear();
   bool Failed = AST.Reparse(std::make_shared<PCHContainerOperations>(),
                             remappedFiles(Source.Path, Source.Code));
-  if (Failed || Errors.getNumErrors() > 0)
+  if (Failed || Errors.getNumErrors() > 0 || hasStoredError(AST))
     return diagnose(Side, Source.Path, Source.Code);
   return Error::success();
 }
