@@ -55,8 +55,8 @@ void ErrorCollector::HandleDiagnostic(DiagnosticsEngine::Level Level,
   std::string Message = Where + "error: " + std::string(Text);
   if (Info.getID() == diag::err_pp_file_not_found &&
       Info.getArgKind(0) == DiagnosticsEngine::ak_std_string) {
-    StringRef Package = packageProvidingHeader(
-        sys::path::filename(Info.getArgStdStr(0)));
+    StringRef Package =
+        packageProvidingHeader(sys::path::filename(Info.getArgStdStr(0)));
     if (!Package.empty())
       Message += " (it comes with " + Package.str() + ")";
   }
