@@ -49,6 +49,20 @@ KOPT_NVCC_STORE(__stcs)
 KOPT_NVCC_STORE(__stcg)
 KOPT_NVCC_STORE(__stwb)
 #undef KOPT_NVCC_STORE
+// nvcc's math headers give host code the global min and max overloads that
+// device code has; clang declares only the __device__ ones.
+#define KOPT_NVCC_MINMAX(T)                                                    \
+  static inline __host__ T min(T a, T b) { return b < a ? b : a; }             \
+  static inline __host__ T max(T a, T b) { return a < b ? b : a; }
+KOPT_NVCC_MINMAX(int)
+KOPT_NVCC_MINMAX(unsigned int)
+KOPT_NVCC_MINMAX(long)
+KOPT_NVCC_MINMAX(unsigned long)
+KOPT_NVCC_MINMAX(long long)
+KOPT_NVCC_MINMAX(unsigned long long)
+KOPT_NVCC_MINMAX(float)
+KOPT_NVCC_MINMAX(double)
+#undef KOPT_NVCC_MINMAX
 #endif
 )";
 }
