@@ -259,14 +259,36 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
     Subscripts.push_back(N.getNodeAs<ArraySubscriptExpr>("a"));
   std::map<const ParmVarDecl *, VectorPointer, ParamOrder> Vectorized;
   std::vector<const AccessInfo *> Others;
+  // Element-wise accesses the rewrite cannot vectorize, so they would stay
+  // scalar: through pointers that are not kernel parameters (`const float
+  // *row = x + r * n; row[i]`), and pointer arithmetic (`__ldcs(x + i)`).
+  std::vector<const Expr *> LeftScalar;
+  for (const BoundNodes &N : match(
+           findAll(binaryOperator(hasOperatorName("+"), hasType(pointerType()))
+                       .bind("p")),
+           *R.Body, AC)) {
+    const auto *Add = N.getNodeAs<BinaryOperator>("p");
+    const Expr *Index = Add->getLHS()->getType()->isPointerType()
+                            ? Add->getRHS()
+                            : Add->getLHS();
+    const Expr *Offset = nullptr;
+    if (matchElementIndex(Index, R.Var, R.Body, K.Decl, AC, Offset))
+      LeftScalar.push_back(Add);
+  }
   for (const ArraySubscriptExpr *E : Subscripts) {
     const AccessInfo *A = nullptr;
     for (const AccessInfo &Candidate : K.Accesses)
       if (Candidate.Expr == E)
         A = &Candidate;
-    if (!A)
-      continue; // not a global pointer parameter
     const Expr *Offset = nullptr;
+    if (!A) {
+      // Not a global pointer parameter. Arrays (shared, local) are not
+      // global memory; pointers may well be.
+      if (E->getBase()->IgnoreParenImpCasts()->getType()->isPointerType() &&
+          matchElementIndex(E->getIdx(), R.Var, R.Body, K.Decl, AC, Offset))
+        LeftScalar.push_back(E);
+      continue;
+    }
     if (!matchElementIndex(E->getIdx(), R.Var, R.Body, K.Decl, AC, Offset)) {
       Others.push_back(A);
       continue;
@@ -294,6 +316,19 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
     return Refuse("no element-wise global access 'p[" + R.Var->getName() +
                       "]' to vectorize",
                   RegionLoc);
+  // All of the element-wise accesses or none: with W elements per thread,
+  // an access left scalar is strided across threads and loses the
+  // coalescing it had (llm.c's layernorm_forward kernel 5 ran up to 1.5x
+  // slower after a partial vectorization).
+  if (!LeftScalar.empty()) {
+    const Expr *E = LeftScalar.front();
+    return Refuse("'" + sourceText(E->getSourceRange(), AC) +
+                      "' is element-wise but not a subscript of a kernel "
+                      "parameter, so it would stay scalar: vectorizing only "
+                      "some element-wise accesses leaves the others "
+                      "uncoalesced",
+                  lineCol(E->getBeginLoc(), AC));
+  }
   for (const AccessInfo *A : Others) {
     if (Vectorized.count(A->BaseDecl))
       return Refuse("'" + A->Base + "' is accessed at '" + A->Index +
