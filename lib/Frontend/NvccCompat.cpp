@@ -49,6 +49,9 @@ KOPT_NVCC_STORE(__stcs)
 KOPT_NVCC_STORE(__stcg)
 KOPT_NVCC_STORE(__stwb)
 #undef KOPT_NVCC_STORE
+// nvcc's runtime headers include <time.h> (crt/common_functions.h), so host
+// code may call clock() without including it.
+#include <time.h>
 // nvcc's math headers give host code the global min and max overloads that
 // device code has; clang declares only the __device__ ones.
 #define KOPT_NVCC_MINMAX(T)                                                    \
