@@ -238,8 +238,8 @@ std::string sourceDigest(const std::string &DevicePass,
                    withoutLineMarkers(HostPass));
 }
 
-std::string toolchainIdentity(const std::string &Nvcc) {
-  std::string Identity = Nvcc + "\n" + nvccVersion(Nvcc) + "\n";
+std::string toolchainIdentity(const std::string &NvccVersion) {
+  std::string Identity = NvccVersion + "\n";
   ProcessOptions Options;
   Options.TimeoutSeconds = 60;
   ProcessResult Host = runProcess({"g++", "--version"}, Options);

@@ -542,7 +542,7 @@ EvaluationOutcome Evaluator::run() {
   NvccVersion = nvccVersion(Compile.Nvcc);
   if (Options.CompileCache) {
     Cache.emplace(cacheDir(), CompileCache::defaultMaxBytes());
-    Compile.Toolchain = toolchainIdentity(Compile.Nvcc);
+    Compile.Toolchain = toolchainIdentity(NvccVersion);
   }
   if (!P.FileChecks.empty()) {
     FileCheckTool = findFileCheck();

@@ -506,18 +506,20 @@ public:
     }
   }
 
+  /// \p Where: the object holding \p Field, for the error ("" at the top).
   void readStringList(const json &Root, const char *Field,
-                      std::vector<std::string> &Out) {
+                      std::vector<std::string> &Out,
+                      const std::string &Where = "") {
     auto It = Root.find(Field);
     if (It == Root.end())
       return;
     if (!It->is_array()) {
-      error(Field, "must be an array of strings");
+      error(join(Where, Field), "must be an array of strings");
       return;
     }
     for (const json &Item : *It) {
       if (!Item.is_string()) {
-        error(Field, "must be an array of strings");
+        error(join(Where, Field), "must be an array of strings");
         return;
       }
       Out.push_back(Item.get<std::string>());
@@ -554,7 +556,7 @@ public:
                                      "output) or \"sass\" (cuobjdump -sass)");
       }
       Check.File = string(Item, "file", Where, true).value_or("");
-      readStringList(Item, "prefixes", Check.Prefixes);
+      readStringList(Item, "prefixes", Check.Prefixes, Where);
       P.FileChecks.push_back(Check);
     }
   }

@@ -68,7 +68,6 @@ public:
     std::lock_guard<std::mutex> Lock(M);
     return Requests;
   }
-  int maxConcurrent() const { return MaxActive; }
 
   /// A raw HTTP/1.1 response with a correct Content-Length.
   static std::string response(int Status, const std::string &Body,
@@ -84,8 +83,6 @@ private:
   int Listen = -1;
   int Port = 0;
   std::atomic<bool> Stop{false};
-  std::atomic<int> Active{0};
-  std::atomic<int> MaxActive{0};
   std::thread Acceptor;
   std::mutex M;
   std::vector<std::thread> Workers;
@@ -132,9 +129,6 @@ private:
   }
 
   void serve(int Client) {
-    int Now = ++Active;
-    for (int Seen = MaxActive; Now > Seen;)
-      MaxActive.compare_exchange_weak(Seen, Now);
     std::string Request = readRequest(Client);
     {
       std::lock_guard<std::mutex> Lock(M);
@@ -158,7 +152,6 @@ private:
         Sent += N;
       }
     }
-    --Active;
     close(Client);
   }
 };

@@ -174,5 +174,8 @@ TEST(ProblemParser, FileCheckEntries) {
   EXPECT_TRUE(hasError(With(R"([{"over": "sass", "file": "a", "x": 1}])"),
                        "filecheck[0]: unknown field 'x'"));
   EXPECT_TRUE(hasError(With("[3]"), "filecheck[0]: must be an object"));
+  EXPECT_TRUE(
+      hasError(With(R"([{"over": "sass", "file": "a", "prefixes": [1]}])"),
+               "filecheck[0].prefixes: must be an array of strings"));
 }
 } // namespace

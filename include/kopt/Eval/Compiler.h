@@ -28,7 +28,7 @@ struct CompileOptions {
   /// (sourceDigest), the library is taken from the cache when it is there.
   const CompileCache *Cache = nullptr;
   std::string SourceDigest;
-  std::string Toolchain; // toolchainIdentity(Nvcc)
+  std::string Toolchain; // toolchainIdentity(nvccVersion(Nvcc))
 };
 
 struct CompileResult {
@@ -82,9 +82,10 @@ std::vector<std::string> toolkitDirectories(const std::string &Nvcc);
 std::string sourceDigest(const std::string &DevicePass,
                          const std::string &HostPass);
 
-/// What besides the flags decides the binary: nvcc's path and version and
-/// the host compiler nvcc calls (g++ on PATH unless the flags say -ccbin).
-std::string toolchainIdentity(const std::string &Nvcc);
+/// What besides nvcc's path and the flags decides the binary: nvcc's
+/// version (nvccVersion's text) and the host compiler nvcc calls (g++ on
+/// PATH unless the flags say -ccbin).
+std::string toolchainIdentity(const std::string &NvccVersion);
 
 /// "Cuda compilation tools, release 13.0, V13.0.88" or empty.
 std::string nvccVersion(const std::string &Nvcc);
