@@ -7,6 +7,8 @@
 #   cuda-toolkit  nvcc is available: rewritten kernels are compiled with it
 #   cuobjdump     kopt-bench can read SASS (cuobjdump beside nvcc or on PATH)
 #   cuda-gpu      an NVIDIA GPU is visible (set KOPT_LIT_NO_GPU=1 to hide it)
+#   kopt-search   kopt-search is built (libsqlite3)
+#   kopt-llm      ... with its llm proposer (libcurl)
 import os
 import shutil
 import subprocess
@@ -52,10 +54,17 @@ if config.kopt_opt and os.path.exists(config.kopt_opt):
     config.environment["PATH"] = os.pathsep.join(
         [os.path.dirname(config.kopt_opt), config.environment["PATH"]])
 
-# kopt-search is built where libsqlite3 is (lib/Search/CMakeLists.txt).
-if os.path.exists(os.path.join(config.kopt_tools_dir, "kopt-search")) or \
-        shutil.which("kopt-search", path=config.environment["PATH"]):
+# kopt-search is built where libsqlite3 is (lib/Search/CMakeLists.txt);
+# its llm proposer where libcurl is too.
+kopt_search = os.path.join(config.kopt_tools_dir, "kopt-search")
+if not os.path.exists(kopt_search):
+    kopt_search = shutil.which("kopt-search", path=config.environment["PATH"])
+if kopt_search:
     config.available_features.add("kopt-search")
+    probe = subprocess.run([kopt_search, "--llm-print-template"],
+                           capture_output=True, timeout=60)
+    if probe.returncode == 0:
+        config.available_features.add("kopt-llm")
 
 def find_llvm_tool(name):
     if config.llvm_tools_dir:

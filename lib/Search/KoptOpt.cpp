@@ -46,6 +46,20 @@ MadeCandidate KoptOpt::make(const std::string &Source,
   return M;
 }
 
+MadeCandidate KoptOpt::parse(const std::string &Source) const {
+  eval::ProcessOptions O;
+  O.TimeoutSeconds = KoptOptTimeoutSeconds;
+  O.MaxCapturedBytes = 16 << 20;
+  eval::ProcessResult R = eval::runProcess({Program, "--analyze", Source}, O);
+  MadeCandidate M;
+  M.Ok = R.succeeded();
+  if (!M.Ok)
+    M.Error = "does not parse (kopt-opt --analyze " +
+              (R.Started ? R.describeEnd() : "did not start: " + R.StartError) +
+              "): " + lastLines(R.Output);
+  return M;
+}
+
 std::string KoptOpt::analyze(const std::string &Source) const {
   eval::ProcessOptions O;
   O.TimeoutSeconds = KoptOptTimeoutSeconds;

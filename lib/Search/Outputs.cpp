@@ -1,5 +1,6 @@
 //===- Outputs.cpp - What a search leaves in --out ------------------------===//
 #include "kopt/Search/Outputs.h"
+#include "kopt/Search/Recipe.h"
 
 #include "kopt/Search/HtmlReport.h"
 #include "kopt/Search/Searcher.h"
@@ -127,11 +128,11 @@ json reportDocument(const spec::Problem &P, const SearchResult &R,
   return Doc;
 }
 
-std::string bestTest(const std::string &Original, const std::string &Best,
-                     const std::string &Recipe, const std::string &Summary,
+std::string bestTest(const std::string &Start, const std::string &Best,
+                     const std::string &Passes, const std::string &Summary,
                      std::size_t MaxChecks) {
   std::multiset<std::string> Before;
-  std::istringstream In(Original);
+  std::istringstream In(Start);
   auto Trim = [](std::string L) {
     L.erase(0, L.find_first_not_of(" \t"));
     L.erase(L.find_last_not_of(" \t\r") + 1);
@@ -158,14 +159,14 @@ std::string bestTest(const std::string &Original, const std::string &Best,
     ++Count;
   }
   std::string Header = "// " + Summary + "\n" +
-                       "// RUN: kopt-opt %s -passes='" + Recipe +
+                       "// RUN: kopt-opt %s -passes='" + Passes +
                        "' | FileCheck %s\n";
-  if (Recipe.empty())
+  if (Passes.empty()) // kopt-opt takes no empty pipeline: nothing to run
     Header =
-        "// " + Summary + "\n// RUN: kopt-opt %s -passes='' | FileCheck %s\n";
+        "// " + Summary + "\n// RUN: FileCheck %s --input-file %s\n";
   if (Checks.empty())
     Checks = "// CHECK: {{.}}\n";
-  return Header + Checks + Original;
+  return Header + Checks + Start;
 }
 
 bool writeFileAtomically(const std::string &Path, const std::string &Text,
@@ -191,11 +192,19 @@ bool writeFileAtomically(const std::string &Path, const std::string &Text,
 
 bool writeOutputs(const std::string &Dir, const spec::Problem &P,
                   const SearchResult &R, const json &Report,
-                  std::string &Error) {
+                  const std::string &LLMStart, std::string &Error) {
   fs::path D(Dir);
   const Candidate *Best = bestCandidate(R.Candidates);
   if (Best) {
-    auto Original = spec::readTextFile(P.sourcePath()).value_or("");
+    RecipeStart Start = splitRecipeStart(Best->Recipe);
+    std::string From =
+        Start.LLMSeq ? LLMStart
+                     : spec::readTextFile(P.sourcePath()).value_or("");
+    if (Start.LLMSeq &&
+        !writeFileAtomically(
+            (D / ("llm-" + std::to_string(Start.LLMSeq) + ".cu")).string(),
+            LLMStart, Error))
+      return false;
     std::ostringstream Summary;
     Summary << "kopt-search: problem '" << P.Name << "', recipe #" << Best->Id
             << ", speedup " << Best->Eval->Speedup << " ["
@@ -206,7 +215,7 @@ bool writeOutputs(const std::string &Dir, const spec::Problem &P,
                              Error) ||
         !writeFileAtomically(
             (D / "best.test").string(),
-            bestTest(Original, Best->Source, Best->Recipe, Summary.str()),
+            bestTest(From, Best->Source, Start.Passes, Summary.str()),
             Error))
       return false;
   }

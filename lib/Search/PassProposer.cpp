@@ -21,6 +21,10 @@ namespace kopt::search {
 
 Proposer::~Proposer() = default;
 
+std::vector<Proposal> Proposer::repair(const ProposalContext &, int) {
+  return {};
+}
+
 namespace {
 
 class PassProposer : public Proposer {
@@ -31,13 +35,16 @@ public:
   std::string name() const override { return "passes"; }
 
   std::vector<Proposal> propose(const ProposalContext &Context) override {
+    // An LLM's candidate is a start like the problem's source: the moves
+    // change only the passes that run on it.
+    RecipeStart Start = splitRecipeStart(Context.Parent.Recipe);
     Recipe Parent;
-    if (!parseRecipe(Context.Parent.Recipe, Parent))
+    if (!parseRecipe(Start.Passes, Parent))
       return {};
     std::vector<Proposal> Out;
     std::set<std::string> Seen{Context.Parent.Recipe};
     auto Add = [&](const Recipe &R, const std::string &Why) {
-      std::string Text = formatRecipe(R);
+      std::string Text = joinRecipeStart(Start.LLMSeq, formatRecipe(R));
       if (!Text.empty() && Seen.insert(Text).second)
         Out.push_back({Text, Why});
     };
@@ -51,7 +58,7 @@ public:
       }
     }
     for (std::size_t I = 0; I < Parent.size(); ++I) {
-      if (Parent.size() > 1) {
+      if (Parent.size() > 1 || Start.LLMSeq != 0) {
         Recipe R = Parent;
         R.erase(R.begin() + I);
         Add(R, "remove " + Parent[I].str());

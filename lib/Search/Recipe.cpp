@@ -1,6 +1,8 @@
 //===- Recipe.cpp - The -passes= string that makes a candidate ------------===//
 #include "kopt/Search/Recipe.h"
 
+#include <cctype>
+
 namespace kopt::search {
 
 std::string RecipeStep::str() const {
@@ -71,6 +73,37 @@ bool parseRecipe(const std::string &Text, Recipe &Out) {
     return parseStep(Current, Out.back());
   }
   return Text.empty();
+}
+
+RecipeStart splitRecipeStart(const std::string &Text) {
+  RecipeStart Out;
+  if (Text.rfind("llm#", 0) != 0) {
+    Out.Passes = Text;
+    return Out;
+  }
+  std::size_t End = 4;
+  while (End < Text.size() && std::isdigit(static_cast<unsigned char>(Text[End])))
+    ++End;
+  std::string Rest = Text.substr(End);
+  std::size_t Bar = Rest.find('|');
+  std::string Before = Rest.substr(0, Bar);
+  if (End == 4 || Before.find_first_not_of(' ') != std::string::npos) {
+    Out.Passes = Text; // not "llm#N": kopt-opt will say what is wrong
+    return Out;
+  }
+  Out.LLMSeq = std::stoll(Text.substr(4, End - 4));
+  if (Bar != std::string::npos) {
+    Out.Passes = Rest.substr(Bar + 1);
+    Out.Passes.erase(0, Out.Passes.find_first_not_of(' '));
+  }
+  return Out;
+}
+
+std::string joinRecipeStart(std::int64_t LLMSeq, const std::string &Passes) {
+  if (LLMSeq == 0)
+    return Passes;
+  std::string Base = "llm#" + std::to_string(LLMSeq);
+  return Passes.empty() ? Base : Base + " | " + Passes;
 }
 
 } // namespace kopt::search

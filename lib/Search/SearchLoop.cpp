@@ -5,6 +5,7 @@
 #include "kopt/Search/Executor.h"
 #include "kopt/Search/KoptOpt.h"
 #include "kopt/Search/Proposer.h"
+#include "kopt/Search/Recipe.h"
 #include "kopt/Search/Store.h"
 #include "kopt/Spec/ProblemParser.h"
 #include "kopt/Spec/ProblemValidator.h"
@@ -123,14 +124,72 @@ private:
       return fail("the store: " + S.lastError());
     return true;
   }
+  MadeCandidate make(const Candidate &C,
+                     const std::optional<std::string> &Start,
+                     const std::string &Base) const;
   bool makePending();
+  bool repairFailed();
+  std::string withoutWorkDir(std::string Message) const;
   bool validateMade();
   bool evaluateValidated();
   bool processPending() {
-    return makePending() && validateMade() && (O.DryRun || evaluateValidated());
+    return makePending() && validateMade() && repairFailed() &&
+           (O.DryRun || evaluateValidated());
+  }
+  ProposalContext context(const Candidate &C) {
+    std::string Base =
+        (fs::path(O.WorkDir) / ("cand-" + std::to_string(C.Id))).string();
+    return ProposalContext{
+        C, P, R.ProblemId, All,
+        [Base] {
+          return spec::readTextFile(Base + ".remarks.json").value_or("");
+        },
+        [this, Base] { return Opt.analyze(Base + ".cu"); }};
+  }
+  static Candidate child(const Candidate &Parent, const Proposer &Pr,
+                         const Proposal &Child, int Depth) {
+    Candidate C;
+    C.ParentId = Parent.Id;
+    C.Depth = Depth;
+    C.Proposer = Pr.name() + ": " + Child.Why;
+    C.Recipe = Child.Recipe;
+    return C;
   }
   bool expand();
 };
+
+/// \p Message with the work directory's path left out, so that a reason
+/// (which may go into an LLM's prompt) is the same in every run.
+std::string Loop::withoutWorkDir(std::string Message) const {
+  std::string Dir = (fs::path(O.WorkDir) / "").string();
+  for (std::size_t At; (At = Message.find(Dir)) != std::string::npos;)
+    Message.erase(At, Dir.size());
+  return Message;
+}
+
+/// Makes \p C as Base.cu: the problem's source, or the one an LLM gave
+/// (\p Start), with the recipe's passes run on it by kopt-opt.
+MadeCandidate Loop::make(const Candidate &C,
+                         const std::optional<std::string> &Start,
+                         const std::string &Base) const {
+  std::string From = P.sourcePath().string();
+  std::string Passes = splitRecipeStart(C.Recipe).Passes;
+  if (Start) {
+    From = Base + ".start.cu";
+    std::ofstream Out(From, std::ios::binary);
+    Out << *Start;
+    if (!Out.flush())
+      return {false, "cannot write " + From};
+  }
+  if (!Passes.empty())
+    return Opt.make(From, Passes, Base + ".cu", Base + ".remarks.json");
+  if (Start) // Clang parses what an LLM wrote, as it parses a pass's output
+    if (MadeCandidate M = Opt.parse(From); !M.Ok)
+      return M;
+  std::error_code EC;
+  fs::copy_file(From, Base + ".cu", fs::copy_options::overwrite_existing, EC);
+  return {!EC, EC ? "cannot copy the source: " + EC.message() : ""};
+}
 
 /// Makes every pending candidate with kopt-opt, side by side, then settles
 /// duplicates of source in id order (so a run and its resumption agree).
@@ -142,6 +201,32 @@ bool Loop::makePending() {
   if (Pending.empty())
     return true;
   progress("making " + std::to_string(Pending.size()) + " candidates");
+  // An LLM's candidate starts from the source its exchange gave; a failed
+  // exchange gave none, and its candidate ends here with the reason.
+  std::vector<std::optional<std::string>> Starts;
+  std::vector<Candidate *> ToMake;
+  for (Candidate *C : Pending) {
+    RecipeStart Start = splitRecipeStart(C->Recipe);
+    if (Start.LLMSeq == 0) {
+      ToMake.push_back(C);
+      Starts.emplace_back();
+      continue;
+    }
+    auto X = S.exchange(R.ProblemId, Start.LLMSeq);
+    if (X && X->Error.empty()) {
+      ToMake.push_back(C);
+      Starts.emplace_back(X->Source);
+      continue;
+    }
+    C->Status = status::LLMError;
+    C->Reason = X ? X->Error
+                  : "the store has no exchange llm#" +
+                        std::to_string(Start.LLMSeq);
+    ++R.Stats.Failures[C->Status];
+    if (!S.updateCandidate(*C))
+      return fail("the store: " + S.lastError());
+  }
+  Pending = std::move(ToMake);
   std::vector<MadeCandidate> Made(Pending.size());
   std::atomic<std::size_t> Next{0};
   unsigned Jobs =
@@ -153,15 +238,7 @@ bool Loop::makePending() {
         const Candidate &C = *Pending[I];
         std::string Base =
             (fs::path(O.WorkDir) / ("cand-" + std::to_string(C.Id))).string();
-        if (C.Recipe.empty()) {
-          std::error_code EC;
-          fs::copy_file(P.sourcePath(), Base + ".cu",
-                        fs::copy_options::overwrite_existing, EC);
-          Made[I] = {!EC, EC ? "cannot copy the source: " + EC.message() : ""};
-        } else {
-          Made[I] = Opt.make(P.sourcePath().string(), C.Recipe, Base + ".cu",
-                             Base + ".remarks.json");
-        }
+        Made[I] = make(C, Starts[I], Base);
       }
     });
   for (std::thread &T : Pool)
@@ -175,7 +252,8 @@ bool Loop::makePending() {
     if (!Text) {
       ++R.Stats.Failures[status::Invalid];
       C.Status = status::Invalid;
-      C.Reason = Made[I].Ok ? "kopt-opt wrote no output" : Made[I].Error;
+      C.Reason = Made[I].Ok ? "kopt-opt wrote no output"
+                            : withoutWorkDir(Made[I].Error);
     } else {
       C.Source = *Text;
       C.SourceSha256 = eval::sha256Hex(*Text);
@@ -285,6 +363,47 @@ bool Loop::evaluateValidated() {
   return true;
 }
 
+/// Candidates that did not compile (or parse) go back to the proposer that
+/// made them, if it repairs: the fix is a child at the same depth, and the
+/// proposer bounds the rounds.
+bool Loop::repairFailed() {
+  std::map<std::int64_t, const Candidate *> ById;
+  for (const Candidate &C : All)
+    ById[C.Id] = &C;
+  std::vector<Candidate> Fixes;
+  std::vector<std::int64_t> Asked;
+  for (const Candidate &C : All) {
+    if (C.Expanded || (C.Status != "compile-error" && C.Status != status::Invalid))
+      continue;
+    for (Proposer *Pr : Proposers) {
+      if (C.Proposer.rfind(Pr->name() + ":", 0) != 0)
+        continue;
+      int Round = 1; // one more than the failed fixes above C
+      for (const Candidate *A = &C;
+           A->Proposer.rfind(Pr->name() + ": fix", 0) == 0;) {
+        ++Round;
+        auto It = ById.find(A->ParentId);
+        if (It == ById.end())
+          break;
+        A = It->second;
+      }
+      progress("asking " + Pr->name() + " to repair #" + std::to_string(C.Id));
+      for (Proposal &Fix : Pr->repair(context(C), Round))
+        Fixes.push_back(child(C, *Pr, Fix, C.Depth));
+      Asked.push_back(C.Id);
+    }
+  }
+  for (const Candidate &Fix : Fixes)
+    if (!addCandidate(Fix))
+      return false;
+  for (std::int64_t Id : Asked)
+    if (!S.markExpanded(Id))
+      return fail("the store: " + S.lastError());
+  if (!Asked.empty())
+    reload();
+  return true;
+}
+
 /// One round: the searcher's parents, the proposers' children.
 bool Loop::expand() {
   if (stopRequested())
@@ -312,22 +431,11 @@ bool Loop::expand() {
     progress("proposing children of #" + std::to_string(Parent->Id));
     std::string Base =
         (fs::path(O.WorkDir) / ("cand-" + std::to_string(Parent->Id))).string();
-    ProposalContext Context{
-        *Parent,
-        [Base] {
-          return spec::readTextFile(Base + ".remarks.json").value_or("");
-        },
-        [this, Base] { return Opt.analyze(Base + ".cu"); }};
+    ProposalContext Context = context(*Parent);
     std::vector<Candidate> Children;
     for (Proposer *Pr : Proposers)
-      for (Proposal &Child : Pr->propose(Context)) {
-        Candidate C;
-        C.ParentId = Parent->Id;
-        C.Depth = Parent->Depth + 1;
-        C.Proposer = Pr->name() + ": " + Child.Why;
-        C.Recipe = Child.Recipe;
-        Children.push_back(std::move(C));
-      }
+      for (Proposal &Child : Pr->propose(Context))
+        Children.push_back(child(*Parent, *Pr, Child, Parent->Depth + 1));
     for (std::size_t I : Strategy.children(Children.size()))
       if (!addCandidate(Children[I]))
         return false;

@@ -7,16 +7,17 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kopt/Search/Store.h"
+#include "StoreStatement.h"
 
 #include <sqlite3.h>
-
-#include <ctime>
 
 namespace kopt::search {
 
 namespace {
 
-constexpr int SchemaVersion = 1;
+/// 2 added llm_exchanges and lessons; a version-1 store gains them when
+/// opened (nothing else changed).
+constexpr int SchemaVersion = 2;
 
 const char *Schema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,64 +38,26 @@ CREATE TABLE IF NOT EXISTS evaluations(
   fraction_of_copy_bandwidth REAL, gpu_seconds REAL NOT NULL, device TEXT,
   driver TEXT, clocks TEXT, kopt_version TEXT, record TEXT NOT NULL,
   evaluated_at TEXT NOT NULL, PRIMARY KEY(candidate_id, executor));
+CREATE TABLE IF NOT EXISTS llm_exchanges(
+  id INTEGER PRIMARY KEY, problem_id INTEGER NOT NULL REFERENCES problems(id),
+  seq INTEGER NOT NULL, parent_id INTEGER, kind TEXT NOT NULL,
+  provider TEXT NOT NULL, model TEXT NOT NULL, url TEXT NOT NULL,
+  request TEXT NOT NULL, http_status INTEGER NOT NULL, reply TEXT NOT NULL,
+  attempts INTEGER NOT NULL, text TEXT NOT NULL, input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL, stop_reason TEXT NOT NULL,
+  error TEXT NOT NULL, source TEXT NOT NULL, replayed INTEGER NOT NULL,
+  created_at TEXT NOT NULL, UNIQUE(problem_id, seq));
+CREATE TABLE IF NOT EXISTS lessons(
+  id INTEGER PRIMARY KEY, problem TEXT NOT NULL, executor TEXT NOT NULL,
+  features TEXT NOT NULL, recipe TEXT NOT NULL, what TEXT NOT NULL,
+  speedup REAL NOT NULL, created_at TEXT NOT NULL,
+  UNIQUE(problem, executor, recipe));
 )sql";
 
-std::string now() {
-  std::time_t T = std::time(nullptr);
-  char Buffer[32];
-  std::strftime(Buffer, sizeof(Buffer), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&T));
-  return Buffer;
-}
-
-/// One prepared statement; binds by position, steps, finalizes.
-class Statement {
-public:
-  Statement(sqlite3 *Db, const char *Sql) : Db(Db) {
-    if (sqlite3_prepare_v2(Db, Sql, -1, &S, nullptr) != SQLITE_OK)
-      S = nullptr;
-  }
-  ~Statement() { sqlite3_finalize(S); }
-  bool ok() const { return S != nullptr; }
-  Statement &bind(const std::string &V) {
-    sqlite3_bind_text(S, ++Index, V.c_str(), (int)V.size(), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement &bind(std::int64_t V) {
-    sqlite3_bind_int64(S, ++Index, V);
-    return *this;
-  }
-  Statement &bind(double V) {
-    sqlite3_bind_double(S, ++Index, V);
-    return *this;
-  }
-  Statement &bind(const std::optional<double> &V) {
-    if (V)
-      return bind(*V);
-    sqlite3_bind_null(S, ++Index);
-    return *this;
-  }
-  /// SQLITE_ROW, SQLITE_DONE or an error code.
-  int step() { return S ? sqlite3_step(S) : SQLITE_ERROR; }
-  std::string text(int Col) const {
-    const unsigned char *T = sqlite3_column_text(S, Col);
-    return T ? reinterpret_cast<const char *>(T) : "";
-  }
-  std::int64_t integer(int Col) const { return sqlite3_column_int64(S, Col); }
-  double real(int Col) const { return sqlite3_column_double(S, Col); }
-  std::optional<double> maybeReal(int Col) const {
-    if (sqlite3_column_type(S, Col) == SQLITE_NULL)
-      return std::nullopt;
-    return real(Col);
-  }
-  std::string error() const { return sqlite3_errmsg(Db); }
-
-private:
-  sqlite3 *Db;
-  sqlite3_stmt *S = nullptr;
-  int Index = 0;
-};
-
 } // namespace
+
+using detail::now;
+using detail::Statement;
 
 bool Store::exec(const std::string &Sql) {
   char *Message = nullptr;
@@ -142,10 +105,11 @@ std::unique_ptr<Store> Store::open(const std::string &Path, bool Create,
     }
     Statement Version(Db, "SELECT value FROM meta WHERE key='schema_version'");
     if (!Version.ok() || Version.step() != SQLITE_ROW ||
-        Version.text(0) != std::to_string(SchemaVersion)) {
+        (Version.text(0) != "1" &&
+         Version.text(0) != std::to_string(SchemaVersion))) {
       Error = Path + " has schema version '" +
               (Version.ok() ? Version.text(0) : "?") +
-              "'; this kopt-search reads version " +
+              "'; this kopt-search reads versions 1 to " +
               std::to_string(SchemaVersion);
       return nullptr;
     }
@@ -154,7 +118,9 @@ std::unique_ptr<Store> Store::open(const std::string &Path, bool Create,
       !S->exec(std::string("BEGIN;") + Schema +
                "INSERT OR IGNORE INTO meta VALUES('format','kopt-search');"
                "INSERT OR IGNORE INTO meta VALUES('schema_version','" +
-               std::to_string(SchemaVersion) + "'); COMMIT;")) {
+               std::to_string(SchemaVersion) +
+               "'); UPDATE meta SET value='" + std::to_string(SchemaVersion) +
+               "' WHERE key='schema_version'; COMMIT;")) {
     Error = "cannot initialize the store " + Path + ": " + S->LastError;
     return nullptr;
   }

@@ -33,7 +33,8 @@ SEARCH OPTIONS
   --budget-candidates N  Stop after N evaluations (stored ones count).
   --budget-gpu-s S       Stop after S seconds of evaluation.
   --budget-wall-s S      Stop after S seconds of this run.
-  --proposers LIST       Candidate sources (default passes; the only one now).
+  --proposers LIST       Candidate sources: passes (default) and llm, e.g.
+                         passes,llm.
   --seed N               Seed of the random strategy (default 1).
   --dry-run              Make, de-duplicate, compile and store the roots and
                          their children, then print the plan; no GPU.
@@ -50,6 +51,29 @@ SEARCH OPTIONS
                          problem's timeout_s).
   --jobs N               kopt-opt processes side by side (default: cores).
   --keep-work            Keep DIR/work (candidate sources and remarks).
+
+LLM PROPOSER (--proposers ...,llm; docs/llm.md)
+  --llm-provider P       openai (default; also vLLM, llama.cpp's server and
+                         other OpenAI-compatible servers) or anthropic.
+  --llm-model M          The model (needed unless replaying).
+  --llm-base-url URL     The API's base URL (default $KOPT_LLM_BASE_URL, else
+                         the provider's). The key is read only from
+                         OPENAI_API_KEY / ANTHROPIC_API_KEY and never written.
+  --llm-budget-tokens N  Stop proposing once N tokens are spent.
+  --llm-proposals N      Requests per parent candidate (1).
+  --llm-fix-rounds N     Repairs of a proposal that does not compile (2).
+  --llm-max-tokens N     Most tokens a reply may have (8192).
+  --llm-timeout S        Seconds per request (300).
+  --llm-max-retries N    Retries of a request after 429, 5xx or a transport
+                         failure, with backoff and Retry-After (4).
+  --llm-replay STORE     Serve the replies recorded in STORE, in order, with
+                         no network: the same candidates again.
+  --llm-prompt FILE      The proposal's template ({{source}}, {{problem}},
+                         {{kernel_info}}, {{missed_remarks}}, {{resources}},
+                         {{measurement}}, {{history}}, {{lessons}}).
+  --llm-repair-prompt FILE  The repair's template ({{compile_error}} too).
+  --llm-system FILE      The system message.
+  --llm-print-template   Print the built-in templates and exit.
 
 OTHER
   --json OUT             export: where the JSON goes ("-" for stdout).
@@ -177,6 +201,41 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
     } else if (A == "--proposers") {
       if (!Value() || !parseList(Text, CL.Proposers))
         return usageError("--proposers needs a list such as passes");
+    } else if (A == "--llm-provider" || A == "--llm-model" ||
+               A == "--llm-base-url" || A == "--llm-replay" ||
+               A == "--llm-prompt" || A == "--llm-repair-prompt" ||
+               A == "--llm-system") {
+      if (!Value())
+        return usageError(A + " needs a value");
+      std::string &Target = A == "--llm-provider"        ? CL.LLMProvider
+                            : A == "--llm-model"         ? CL.LLMModel
+                            : A == "--llm-base-url"      ? CL.LLMBaseUrl
+                            : A == "--llm-replay"        ? CL.LLMReplay
+                            : A == "--llm-prompt"        ? CL.LLMPrompt
+                            : A == "--llm-repair-prompt" ? CL.LLMRepairPrompt
+                                                         : CL.LLMSystem;
+      Target = Text;
+    } else if (A == "--llm-budget-tokens" || A == "--llm-max-tokens") {
+      if ((R = Number(N, 1, true)) >= 0)
+        return R;
+      if (A == "--llm-budget-tokens")
+        CL.LLMBudgetTokens = (std::uint64_t)N;
+      else
+        CL.LLMMaxTokens = (int)N;
+    } else if (A == "--llm-fix-rounds" || A == "--llm-max-retries") {
+      if ((R = Number(N, 0, true)) >= 0)
+        return R;
+      (A == "--llm-fix-rounds" ? CL.LLMFixRounds : CL.LLMMaxRetries) = (int)N;
+    } else if (A == "--llm-proposals") {
+      if ((R = Number(N, 1, true)) >= 0)
+        return R;
+      CL.LLMProposals = (int)N;
+    } else if (A == "--llm-timeout") {
+      if ((R = Number(N, 0, false)) >= 0)
+        return R;
+      CL.LLMTimeoutSeconds = N;
+    } else if (A == "--llm-print-template") {
+      CL.LLMPrintTemplate = true;
     } else if (A == "--dry-run") {
       CL.DryRun = true;
     } else if (A == "--keep-work") {
@@ -190,6 +249,8 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
       CL.Inputs.push_back(A);
     }
   }
+  if (CL.LLMPrintTemplate)
+    return -1;
   if (CL.Inputs.empty())
     return usageError(CL.Command == "search" ? "no PROBLEM given"
                                              : CL.Command + " needs a STORE");
@@ -201,9 +262,20 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
       CL.Strategy != "random")
     return usageError("unknown strategy '" + CL.Strategy +
                       "' (known: beam, exhaustive, random)");
-  for (const std::string &P : CL.Proposers)
-    if (P != "passes")
-      return usageError("unknown proposer '" + P + "' (known: passes)");
+  bool UsesLLM = false;
+  for (const std::string &P : CL.Proposers) {
+    if (P != "passes" && P != "llm")
+      return usageError("unknown proposer '" + P + "' (known: passes, llm)");
+    UsesLLM |= P == "llm";
+  }
+#ifndef KOPT_HAVE_LLM
+  if (UsesLLM)
+    return usageError("this kopt-search was built without libcurl "
+                      "(libcurl4-openssl-dev): no llm proposer");
+#endif
+  if (UsesLLM && CL.LLMModel.empty() && CL.LLMReplay.empty())
+    return usageError("the llm proposer needs --llm-model (or --llm-replay "
+                      "STORE)");
   if (CL.DryRun && !CL.Simulate.empty())
     return usageError("--dry-run and --simulate exclude each other");
   return -1;

@@ -24,6 +24,14 @@ struct CommandLine {
   std::string Simulate, KoptOptPath, KoptBenchPath, Arch = "sm_90a";
   double TimeoutSeconds = 0;
   unsigned Jobs = 0;
+  // The LLM proposer (--proposers ...,llm).
+  std::string LLMProvider = "openai", LLMModel, LLMBaseUrl, LLMReplay;
+  std::string LLMPrompt, LLMRepairPrompt, LLMSystem;
+  std::uint64_t LLMBudgetTokens = 0;
+  int LLMFixRounds = 2, LLMMaxTokens = 8192, LLMProposals = 1,
+      LLMMaxRetries = 4;
+  double LLMTimeoutSeconds = 300;
+  bool LLMPrintTemplate = false;
 };
 
 extern const char *HelpText;

@@ -6,13 +6,18 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SearchCommandLine.h"
+#ifdef KOPT_HAVE_LLM
+#include "LLMSetup.h"
+#endif
 
 #include "kopt/Eval/Process.h"
 #include "kopt/Search/Executor.h"
 #include "kopt/Search/KoptOpt.h"
+#include "kopt/Search/Lessons.h"
 #include "kopt/Search/Outputs.h"
 #include "kopt/Search/Progress.h"
 #include "kopt/Search/Proposer.h"
+#include "kopt/Search/Recipe.h"
 #include "kopt/Search/SearchSpace.h"
 #include "kopt/Search/Store.h"
 #include "kopt/Spec/DType.h"
@@ -122,9 +127,44 @@ void printPlan(const SearchResult &R) {
   }
 }
 
+#ifndef KOPT_HAVE_LLM
+struct LLMSetup {};
+#endif
+
+/// The LLM's part of a problem's search, from the store: requests, their
+/// failures, tokens. Empty when the LLM was never asked.
+nlohmann::json llmSummary(Store &S, std::int64_t Problem) {
+  std::vector<LLMExchangeRow> All = S.exchanges(Problem);
+  if (All.empty())
+    return nullptr;
+  long Failed = 0, Replayed = 0;
+  std::uint64_t In = 0, Out = 0;
+  for (const LLMExchangeRow &E : All) {
+    Failed += !E.Error.empty();
+    Replayed += E.Replayed;
+    In += E.InputTokens;
+    Out += E.OutputTokens;
+  }
+  return {{"exchanges", All.size()},  {"without_candidate", Failed},
+          {"replayed", Replayed},     {"input_tokens", In},
+          {"output_tokens", Out}};
+}
+
+/// Keeps what this search found for the prompts of later ones.
+void recordLesson(Store &S, const KoptOpt &Opt, const spec::Problem &P,
+                  const SearchResult &R) {
+  if (!lessonOf(P.Name, R.Candidates, ""))
+    return;
+  auto L = lessonOf(P.Name, R.Candidates,
+                    kernelFeatures(Opt.analyze(P.sourcePath().string())));
+  if (!S.addLesson(*L))
+    std::cerr << "kopt-search: warning: the store: " << S.lastError() << "\n";
+}
+
 int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
               const fs::path &OutDir, Store &S, const KoptOpt &Opt,
-              const SearchSpace &Space, const std::string &Command) {
+              const SearchSpace &Space, const std::string &Command,
+              LLMSetup *LLM) {
   auto Loaded = spec::loadProblemFile(ProblemPath.string());
   if (!Loaded.ok()) {
     for (const std::string &E : Loaded.Errors)
@@ -159,7 +199,14 @@ int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
   std::vector<std::unique_ptr<Proposer>> Owned;
   std::vector<Proposer *> Proposers;
   for (const std::string &Name : CL.Proposers) {
-    Owned.push_back(createProposer(Name, Space, admitsRounding(P)));
+#ifdef KOPT_HAVE_LLM
+    if (Name == "llm") {
+      LLMProposerOptions LO = LLM->Options;
+      LO.LessonsExecutor = Exec->name();
+      Owned.push_back(createLLMProposer(LO, S));
+    } else
+#endif
+      Owned.push_back(createProposer(Name, Space, admitsRounding(P)));
     Proposers.push_back(Owned.back().get());
   }
 
@@ -183,8 +230,17 @@ int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
   ReportSettings RS{Command, CL.Strategy, Exec->name(), KOPT_VERSION,
                     CL.Seed, CL.Limits,   CL.Depth,     CL.BeamWidth};
   nlohmann::json Report = reportDocument(P, R, RS);
-  if (!writeOutputs(OutDir.string(), P, R, Report, Error))
+  Report["llm"] = llmSummary(S, R.ProblemId);
+  // An LLM's winner is reproduced from the source its exchange gave.
+  std::string Start;
+  if (const Candidate *B = bestCandidate(R.Candidates))
+    if (auto Seq = splitRecipeStart(B->Recipe).LLMSeq)
+      if (auto X = S.exchange(R.ProblemId, Seq))
+        Start = X->Source;
+  if (!writeOutputs(OutDir.string(), P, R, Report, Start, Error))
     return usageError(Error);
+  if (!CL.DryRun)
+    recordLesson(S, Opt, P, R);
   if (CL.DryRun)
     printPlan(R);
   const nlohmann::json &Best = Report["best"];
@@ -197,6 +253,11 @@ int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
               << Best["speedup_ci"][1].get<double>() << "]: "
               << (Best["recipe"] == "" ? "(original source)"
                                        : Best["recipe"].get<std::string>());
+  if (const nlohmann::json &L = Report["llm"]; L.is_object())
+    std::cerr << "\nkopt-search: llm: " << L["exchanges"] << " requests ("
+              << L["without_candidate"] << " gave no candidate, "
+              << L["replayed"] << " replayed), " << L["input_tokens"]
+              << " input + " << L["output_tokens"] << " output tokens";
   std::cerr << "\nkopt-search: outputs in " << OutDir.string() << "\n";
   for (const std::string &E : R.Errors)
     std::cerr << "kopt-search: error: " << E << "\n";
@@ -297,6 +358,15 @@ int main(int Argc, char **Argv) {
   CommandLine CL;
   if (int Code = parseCommandLine({Argv + 1, Argv + Argc}, CL); Code >= 0)
     return Code;
+  if (CL.LLMPrintTemplate) {
+#ifdef KOPT_HAVE_LLM
+    printLLMTemplates();
+    return ExitOk;
+#else
+    return usageError("this kopt-search was built without libcurl: no llm "
+                      "proposer");
+#endif
+  }
   std::string Command;
   for (int I = 0; I < Argc; ++I)
     Command += (I ? " " : "") + std::string(Argv[I]);
@@ -334,12 +404,22 @@ int main(int Argc, char **Argv) {
   if (!Space)
     return usageError(Error);
 
+  std::unique_ptr<LLMSetup> LLM;
+#ifdef KOPT_HAVE_LLM
+  if (std::find(CL.Proposers.begin(), CL.Proposers.end(), "llm") !=
+      CL.Proposers.end()) {
+    LLM = setUpLLM(CL, Error);
+    if (!LLM)
+      return usageError(Error);
+  }
+#endif
+
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
   int Worst = ExitOk;
   for (const fs::path &P : Problems) {
     fs::path Dir = Problems.size() == 1 ? Out : Out / P.filename();
-    int Code = searchOne(CL, P, Dir, *S, Opt, *Space, Command);
+    int Code = searchOne(CL, P, Dir, *S, Opt, *Space, Command, LLM.get());
     Worst = std::max(Worst, Code);
     if (Interrupted)
       break;

@@ -21,7 +21,13 @@ SearchSpace space() {
 std::vector<std::string> recipes(Proposer &P, const std::string &Parent) {
   Candidate C;
   C.Recipe = Parent;
-  ProposalContext Ctx{C, [] { return std::string(); },
+  static const kopt::spec::Problem Problem;
+  static const std::vector<Candidate> History;
+  ProposalContext Ctx{C,
+                      Problem,
+                      1,
+                      History,
+                      [] { return std::string(); },
                       [] { return std::string(); }};
   std::vector<std::string> Out;
   for (const Proposal &Pr : P.propose(Ctx))
@@ -40,6 +46,18 @@ TEST(PassProposerTest, FromTheOriginalEachPassWithEachValue) {
   std::vector<std::string> R = recipes(*P, "");
   EXPECT_EQ(R, (std::vector<std::string>{"a", "a{w=2}", "a{w=4}", "b",
                                          "b{re=true}", "c"}));
+}
+
+TEST(PassProposerTest, AnLLMCandidateKeepsItsStartAndGetsPasses) {
+  auto P = createPassProposer(space(), /*AllowRounding=*/true);
+  std::vector<std::string> R = recipes(*P, "llm#3");
+  EXPECT_TRUE(has(R, "llm#3 | a{w=2}"));
+  EXPECT_FALSE(has(R, "llm#3"));
+  R = recipes(*P, "llm#3 | a,c");
+  EXPECT_TRUE(has(R, "llm#3 | a"));       // remove c
+  EXPECT_TRUE(has(R, "llm#3 | c,a"));     // swap
+  EXPECT_TRUE(has(R, "llm#3 | a,c,b"));   // append
+  EXPECT_FALSE(has(R, "a,c"));            // never loses its start
 }
 
 TEST(PassProposerTest, RoundingValuesOnlyWhenTheToleranceAdmitsThem) {

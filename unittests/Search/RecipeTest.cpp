@@ -35,3 +35,22 @@ TEST(RecipeTest, RejectsMalformedText) {
   EXPECT_FALSE(parseRecipe("a,,b", R));
   EXPECT_FALSE(parseRecipe("a{width}", R));
 }
+
+TEST(RecipeTest, AnLLMStartSplitsFromItsPasses) {
+  RecipeStart S = splitRecipeStart("llm#12 | vectorize-loads,launch-bounds");
+  EXPECT_EQ(S.LLMSeq, 12);
+  EXPECT_EQ(S.Passes, "vectorize-loads,launch-bounds");
+  EXPECT_EQ(joinRecipeStart(S.LLMSeq, S.Passes),
+            "llm#12 | vectorize-loads,launch-bounds");
+  S = splitRecipeStart("llm#7");
+  EXPECT_EQ(S.LLMSeq, 7);
+  EXPECT_EQ(S.Passes, "");
+  EXPECT_EQ(joinRecipeStart(7, ""), "llm#7");
+  EXPECT_EQ(joinRecipeStart(0, "a,b"), "a,b");
+  // Not a start: left whole for kopt-opt to refuse.
+  for (const char *Text : {"launch-bounds", "llm#", "llm#x", "llm#3x | a"}) {
+    S = splitRecipeStart(Text);
+    EXPECT_EQ(S.LLMSeq, 0) << Text;
+    EXPECT_EQ(S.Passes, Text);
+  }
+}

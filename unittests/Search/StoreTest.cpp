@@ -108,3 +108,62 @@ TEST(StoreTest, MissingFileWithoutCreateIsAnError) {
             nullptr);
   EXPECT_FALSE(Error.empty());
 }
+
+TEST(StoreTest, NumbersExchangesPerProblemAndKeepsLessons) {
+  TempDir D;
+  std::string Path = (D.Path / "s.sqlite").string(), Error;
+  {
+    auto S = Store::open(Path, true, Error);
+    ASSERT_NE(S, nullptr) << Error;
+    auto A = S->problem("a", "/a/problem.json", "1");
+    auto B = S->problem("b", "/b/problem.json", "2");
+    ASSERT_TRUE(A && B);
+    for (std::int64_t Problem : {*A, *A, *B}) {
+      LLMExchangeRow E;
+      E.ProblemId = Problem;
+      E.Kind = "propose";
+      E.Request = "{\"model\":\"m\"}";
+      E.Source = "__global__ void k() {}";
+      ASSERT_TRUE(S->addExchange(E)) << S->lastError();
+    }
+    EXPECT_EQ(S->exchanges(*A).size(), 2u);
+    EXPECT_EQ(S->exchanges(*A)[1].Seq, 2);
+    EXPECT_EQ(S->exchanges(*B)[0].Seq, 1);
+    ASSERT_TRUE(S->addLesson({"a", "gpu", "loop:grid-stride", "x", "y", 1.5}));
+    ASSERT_TRUE(S->addLesson({"a", "gpu", "loop:grid-stride", "x", "z", 1.7}));
+    ASSERT_TRUE(S->addLesson({"a", "simulate:cost", "f", "x", "y", 9}));
+  }
+  auto S = Store::open(Path, false, Error);
+  ASSERT_NE(S, nullptr) << Error;
+  auto X = S->exchange(1, 2);
+  ASSERT_TRUE(X);
+  EXPECT_EQ(X->Source, "__global__ void k() {}");
+  EXPECT_FALSE(S->exchange(1, 3));
+  auto L = S->lessons("gpu");
+  ASSERT_EQ(L.size(), 1u); // the same recipe updated, not added
+  EXPECT_EQ(L[0].What, "z");
+  EXPECT_DOUBLE_EQ(L[0].Speedup, 1.7);
+}
+
+TEST(StoreTest, AVersionOneStoreGainsTheNewTables) {
+  TempDir D;
+  std::string Path = (D.Path / "old.sqlite").string(), Error;
+  {
+    auto S = Store::open(Path, true, Error);
+    ASSERT_NE(S, nullptr) << Error;
+  }
+  sqlite3 *Db = nullptr;
+  ASSERT_EQ(sqlite3_open(Path.c_str(), &Db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(Db,
+                         "DROP TABLE llm_exchanges; DROP TABLE lessons; "
+                         "UPDATE meta SET value='1' WHERE key='schema_version'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(Db);
+  auto S = Store::open(Path, false, Error);
+  ASSERT_NE(S, nullptr) << Error;
+  auto A = S->problem("a", "/a/problem.json", "1");
+  LLMExchangeRow E;
+  E.ProblemId = *A;
+  EXPECT_TRUE(S->addExchange(E)) << S->lastError();
+}

@@ -29,6 +29,9 @@ public:
   /// `kopt-opt SOURCE -passes=RECIPE -o OUT --remarks=REMARKS`.
   MadeCandidate make(const std::string &Source, const std::string &Recipe,
                      const std::string &Out, const std::string &Remarks) const;
+  /// Whether Clang parses \p Source as kopt-opt does (`--analyze`), with
+  /// kopt-opt's diagnostics when it does not.
+  MadeCandidate parse(const std::string &Source) const;
   /// `kopt-opt --analyze SOURCE`; empty on failure.
   std::string analyze(const std::string &Source) const;
 

@@ -32,17 +32,21 @@ nlohmann::json candidateJson(const Candidate &C);
 nlohmann::json reportDocument(const spec::Problem &P, const SearchResult &R,
                               const ReportSettings &Settings);
 
-/// The lit test that pins \p Recipe: the original source with a RUN line
-/// and CHECK lines for the lines the recipe adds (at most \p MaxChecks).
-std::string bestTest(const std::string &Original, const std::string &Best,
-                     const std::string &Recipe, const std::string &Summary,
+/// The lit test that pins \p Passes: the source they start from (the
+/// original, or an LLM's) with a RUN line and CHECK lines for the lines
+/// the passes add (at most \p MaxChecks). No passes: the test checks the
+/// file is itself.
+std::string bestTest(const std::string &Start, const std::string &Best,
+                     const std::string &Passes, const std::string &Summary,
                      std::size_t MaxChecks = 12);
 
 /// Writes every output into \p Dir; false with \p Error on the first
 /// failure (files written before it stay whole: each is renamed into place).
+/// When the best starts from an LLM's source (recipe llm#N...), that is
+/// \p LLMStart, written as llm-N.cu beside best.cu.
 bool writeOutputs(const std::string &Dir, const spec::Problem &P,
                   const SearchResult &R, const nlohmann::json &Report,
-                  std::string &Error);
+                  const std::string &LLMStart, std::string &Error);
 
 /// Writes \p Text to \p Path through a temporary file and a rename.
 bool writeFileAtomically(const std::string &Path, const std::string &Text,

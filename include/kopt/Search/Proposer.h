@@ -12,6 +12,7 @@
 
 #include "kopt/Search/Candidate.h"
 #include "kopt/Search/SearchSpace.h"
+#include "kopt/Spec/Problem.h"
 
 #include <functional>
 #include <memory>
@@ -22,6 +23,10 @@ namespace kopt::search {
 
 struct ProposalContext {
   const Candidate &Parent;
+  const spec::Problem &Problem;
+  std::int64_t ProblemId;
+  /// Every candidate of the problem so far, by id (what failed and why).
+  const std::vector<Candidate> &History;
   /// kopt-opt's remarks for the parent's recipe (JSON text; "" for none).
   std::function<std::string()> Remarks;
   /// kopt-opt --analyze on the parent's source (JSON text).
@@ -38,6 +43,11 @@ public:
   virtual ~Proposer();
   virtual std::string name() const = 0;
   virtual std::vector<Proposal> propose(const ProposalContext &Context) = 0;
+  /// Another try at \p Context.Parent, which this proposer made and which
+  /// did not compile (its Reason holds the compiler's message); \p Round
+  /// counts from 1. Default: none.
+  virtual std::vector<Proposal> repair(const ProposalContext &Context,
+                                       int Round);
 };
 
 /// Children from the registry: each pass appended with its defaults and
@@ -48,7 +58,8 @@ public:
 std::unique_ptr<Proposer> createPassProposer(SearchSpace Space,
                                              bool AllowRounding);
 
-/// "passes" (and later "llm"); nullptr for an unknown name.
+/// "passes"; nullptr for another name (the LLM proposer needs more than
+/// this: createLLMProposer in LLMProposer.h).
 std::unique_ptr<Proposer> createProposer(const std::string &Name,
                                          const SearchSpace &Space,
                                          bool AllowRounding);

@@ -9,6 +9,7 @@
 #ifndef KOPT_SEARCH_RECIPE_H
 #define KOPT_SEARCH_RECIPE_H
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,16 @@ struct RecipeStep {
 using Recipe = std::vector<RecipeStep>;
 
 std::string formatRecipe(const Recipe &R);
+
+/// Where a recipe starts. An LLM's candidate starts from the source the
+/// problem's exchange N gave (docs/llm.md): "llm#N", or "llm#N | PASSES"
+/// when passes ran on it. Anything else starts from the problem's source.
+struct RecipeStart {
+  std::int64_t LLMSeq = 0; // 0: the problem's source
+  std::string Passes;      // the -passes= part
+};
+RecipeStart splitRecipeStart(const std::string &Text);
+std::string joinRecipeStart(std::int64_t LLMSeq, const std::string &Passes);
 
 /// Splits a recipe at its top-level commas; "" is the empty recipe.
 /// Returns false on unbalanced braces or a malformed parameter.

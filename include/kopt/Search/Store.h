@@ -21,6 +21,33 @@ struct sqlite3;
 
 namespace kopt::search {
 
+/// One request to an LLM and what came of it, as recorded (never a key).
+struct LLMExchangeRow {
+  std::int64_t Id = 0, ProblemId = 0;
+  std::int64_t Seq = 0;      // 1, 2, ... within the problem: "llm#Seq"
+  std::int64_t ParentId = 0; // the candidate it was shown
+  std::string Kind;          // "propose" or "fix"
+  std::string Provider, Model, Url, Request;
+  long HttpStatus = 0;
+  std::string Reply; // the last attempt's body
+  int Attempts = 0;
+  std::string Text; // the assistant's text
+  std::uint64_t InputTokens = 0, OutputTokens = 0;
+  std::string StopReason;
+  std::string Error;  // why there is no candidate source ("" when there is)
+  std::string Source; // the candidate source the reply gave
+  bool Replayed = false;
+};
+
+/// What worked on one problem, for the prompts of others.
+struct Lesson {
+  std::string Problem;
+  std::string Executor; // whose measurement: "gpu", "simulate:cost", ...
+  std::string Features; // space-separated kernel features (Lessons.h)
+  std::string Recipe, What;
+  double Speedup = 0;
+};
+
 class Store {
 public:
   /// Opens (creating when \p Create) the store at \p Path; nullptr with
@@ -55,6 +82,18 @@ public:
   bool markExpanded(std::int64_t CandidateId);
   /// Saves an evaluation and the candidate's resulting status, atomically.
   bool addEvaluation(std::int64_t CandidateId, const Evaluation &E);
+
+  /// Records an exchange under the problem's next sequence number, which
+  /// it returns (and sets in \p E).
+  std::optional<std::int64_t> addExchange(LLMExchangeRow &E);
+  /// The problem's exchanges by sequence number.
+  std::vector<LLMExchangeRow> exchanges(std::int64_t Problem);
+  std::optional<LLMExchangeRow> exchange(std::int64_t Problem,
+                                         std::int64_t Seq);
+  /// Adds or (same problem, executor and recipe) updates a lesson.
+  bool addLesson(const Lesson &L);
+  /// The lessons measured by \p Executor.
+  std::vector<Lesson> lessons(const std::string &Executor);
 
   const std::string &lastError() const { return LastError; }
 

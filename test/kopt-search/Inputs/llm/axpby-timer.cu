@@ -1,0 +1,19 @@
+// Cheat: the kernel reads the clock.
+#include <cuda_runtime.h>
+
+__global__ void axpby_kernel(const float *x, const float *y, float *out,
+                             float a, float b, int n, long long *t) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0)
+    *t = clock64();
+  if (i < n)
+    out[i] = a * x[i] + b * y[i];
+}
+
+extern "C" void launch_axpby(const float *x, const float *y, float *out,
+                             float a, float b, int n, cudaStream_t stream) {
+  static long long *t;
+  if (!t)
+    cudaMalloc(&t, sizeof(long long));
+  axpby_kernel<<<(n + 255) / 256, 256, 0, stream>>>(x, y, out, a, b, n, t);
+}
