@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""check_llm_search.py STORE OUT --winner llm#N --cheats llm#A,llm#B
+[--min-speedup X] [--passes-on llm#N]: the search in STORE picked the LLM's
+candidate llm#N (or passes run on it) with its whole interval above X; every
+cheat ended as anything but ok; with --passes-on, some candidate ran passes
+on llm#N's source and was evaluated. Prints what it found."""
+import argparse
+import json
+import sqlite3
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("store")
+ap.add_argument("out")
+ap.add_argument("--winner", required=True)
+ap.add_argument("--cheats", default="")
+ap.add_argument("--min-speedup", type=float, default=1.0)
+ap.add_argument("--passes-on")
+a = ap.parse_args()
+
+db = sqlite3.connect("file:%s?mode=ro" % a.store, uri=True)
+rows = db.execute("SELECT c.id, c.recipe, c.status, e.speedup, e.speedup_low "
+                  "FROM candidates c LEFT JOIN evaluations e "
+                  "ON e.candidate_id = c.id ORDER BY c.id").fetchall()
+for r in rows:
+    print("#%d %-40s %-14s %s" % (r[0], r[1][:40], r[2],
+                                  "" if r[3] is None else "%.3fx [%.3f, ...]" % (r[3], r[4])))
+errors = []
+best = json.load(open(a.out + "/report.json"))["best"]
+print("best: %s %.3fx [%.3f, %.3f]" % (best["recipe"], best["speedup"],
+                                      best["speedup_ci"][0], best["speedup_ci"][1]))
+if best["recipe"] != a.winner and not best["recipe"].startswith(a.winner + " | "):
+    errors.append("the best is %r, not %s" % (best["recipe"], a.winner))
+if best["speedup_ci"][0] <= a.min_speedup:
+    errors.append("the best's interval starts at %.3f, not above %.3f"
+                  % (best["speedup_ci"][0], a.min_speedup))
+by_recipe = {r[1]: r for r in rows}
+for cheat in filter(None, a.cheats.split(",")):
+    r = by_recipe.get(cheat)
+    if r is None:
+        errors.append("no candidate %s" % cheat)
+    elif r[2] == "ok":
+        errors.append("the cheat %s was measured ok" % cheat)
+if a.passes_on:
+    runs = [r for r in rows if r[1].startswith(a.passes_on + " | ") and r[3] is not None]
+    if not runs:
+        errors.append("no candidate ran passes on %s's source" % a.passes_on)
+for e in errors:
+    print("error: " + e)
+sys.exit(1 if errors else 0)
