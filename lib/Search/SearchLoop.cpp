@@ -3,6 +3,7 @@
 
 #include "kopt/Eval/Sha256.h"
 #include "kopt/Search/Executor.h"
+#include "kopt/Search/HostCode.h"
 #include "kopt/Search/KoptOpt.h"
 #include "kopt/Search/Proposer.h"
 #include "kopt/Search/Recipe.h"
@@ -23,6 +24,13 @@ namespace kopt::search {
 namespace fs = std::filesystem;
 
 namespace {
+
+/// Same SASS is the same program only with the same host code (a launcher
+/// can run half the grid, or replay a kept result, with the original's
+/// kernels).
+std::string programKey(const Candidate &C) {
+  return C.SassSha256 + " " + eval::sha256Hex(hostFingerprint(C.Source));
+}
 
 bool isEvaluationStatus(const std::string &S) {
   return S == "ok" || S == "wrong-result" || S == "runtime-error" ||
@@ -67,7 +75,7 @@ private:
       if (!C.SourceSha256.empty() && C.Status != status::Duplicate)
         BySource.emplace(C.SourceSha256, C.Id);
       if (!C.SassSha256.empty() && C.Status != status::Duplicate)
-        BySass.emplace(C.SassSha256, C.Id);
+        BySass.emplace(programKey(C), C.Id);
       if (C.Status == status::Duplicate)
         ++R.Stats.Duplicates;
       if (!C.Source.empty())
@@ -297,11 +305,11 @@ bool Loop::validateMade() {
     C.Reason = V[I].Reason;
     C.Status = V[I].Status == "ok" ? status::Validated : V[I].Status;
     if (C.Status == status::Validated && !C.SassSha256.empty()) {
-      auto [It, New] = BySass.emplace(C.SassSha256, C.Id);
+      auto [It, New] = BySass.emplace(programKey(C), C.Id);
       if (!New) {
         C.Status = status::Duplicate;
         C.DuplicateOf = It->second;
-        C.Reason = "same SASS as #" + std::to_string(It->second);
+        C.Reason = "same SASS and host code as #" + std::to_string(It->second);
         ++R.Stats.Duplicates;
       }
     } else if (C.Status != status::Validated) {

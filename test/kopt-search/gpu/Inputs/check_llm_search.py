@@ -2,7 +2,8 @@
 """check_llm_search.py STORE OUT --winner llm#N --cheats llm#A,llm#B
 [--min-speedup X] [--passes-on llm#N]: the search in STORE picked the LLM's
 candidate llm#N (or passes run on it) with its whole interval above X; every
-cheat ended as anything but ok; with --passes-on, some candidate ran passes
+cheat was caught (wrong-result, rejected, runtime-error or timeout; a
+duplicate was never looked at); with --passes-on, some candidate ran passes
 on llm#N's source and was evaluated. Prints what it found."""
 import argparse
 import json
@@ -41,6 +42,8 @@ for cheat in filter(None, a.cheats.split(",")):
         errors.append("no candidate %s" % cheat)
     elif r[2] == "ok":
         errors.append("the cheat %s was measured ok" % cheat)
+    elif r[2] not in ("wrong-result", "rejected", "runtime-error", "timeout"):
+        errors.append("the cheat %s ended %s, not caught" % (cheat, r[2]))
 if a.passes_on:
     runs = [r for r in rows if r[1].startswith(a.passes_on + " | ") and r[3] is not None]
     if not runs:
