@@ -1,5 +1,6 @@
 //===- Evaluator.cpp - The parent side of check and run -------------------===//
 #include "kopt/Eval/Evaluator.h"
+#include "kopt/Eval/NcuProfile.h"
 
 #include "kopt/Eval/CompileCache.h"
 #include "kopt/Eval/Compiler.h"
@@ -145,6 +146,7 @@ private:
   void applyFileChecks(json &Record, const CompileResult &R,
                        const std::string &Stem);
   void runWorker(CompiledCandidate &C, const DeviceInfo &D, std::size_t Index);
+  json profile(WorkerJob Job, ProcessOptions Run, const std::string &Tag);
   void addDerivedTiming(json &Record);
 };
 
@@ -529,6 +531,34 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
   if (Result.value("reference_failed", false))
     Record["reference_failed"] = true;
   addDerivedTiming(Record);
+  if (Options.Profile && S == Status::Ok)
+    Record["profile"] = profile(Job, Run, Tag);
+}
+
+/// One more child, under ncu, that runs the candidate's entry once on the
+/// benchmark shape (NcuProfile.h): the metrics, or why there are none.
+json Evaluator::profile(WorkerJob Job, ProcessOptions Run,
+                        const std::string &Tag) {
+  std::string Ncu = findNcu(Compile.Nvcc);
+  if (Ncu.empty())
+    return {{"error", "ncu not found (beside nvcc, on PATH or $KOPT_NCU)"}};
+  Job.ProfileOnly = true;
+  Job.Nonce = makeNonce();
+  Job.ResultPath = (Work / (Tag + ".profile.result.json")).string();
+  fs::path JobPath = Work / (Tag + ".profile.job.json");
+  fs::path Csv = Work / (Tag + ".ncu.csv");
+  std::ofstream(JobPath) << workerJobToJson(Job).dump(2) << "\n";
+  Run.OutputFile = (Work / (Tag + ".profile.log")).string();
+  ProcessResult R = runProcess(
+      ncuCommand(Ncu, workerExecutable(), JobPath.string(), Csv.string()), Run);
+  json Out = parseNcuCsv(spec::readTextFile(Csv).value_or(""));
+  if (!R.succeeded() || Out.contains("error"))
+    Out = {{"error", "ncu " + R.describeEnd() + ": " +
+                         tail(readFileTail(Run.OutputFile, 64 * 1024) +
+                                  spec::readTextFile(Csv).value_or(""),
+                              1500)}};
+  Out["tool"] = Ncu;
+  return Out;
 }
 
 EvaluationOutcome Evaluator::run() {

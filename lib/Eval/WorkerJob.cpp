@@ -12,6 +12,7 @@ nlohmann::json workerJobToJson(const WorkerJob &Job) {
           {"seed_base", Job.SeedBase},
           {"l2_bytes", Job.L2Bytes},
           {"gate_seconds", Job.GateSeconds},
+          {"profile_only", Job.ProfileOnly},
           {"timing",
            {{"warmup_ms", Job.Timing.WarmupMs},
             {"repeat_ms", Job.Timing.RepeatMs},
@@ -31,6 +32,7 @@ WorkerJob workerJobFromJson(const nlohmann::json &J) {
   Job.SeedBase = J.at("seed_base");
   Job.L2Bytes = J.at("l2_bytes");
   Job.GateSeconds = J.at("gate_seconds");
+  Job.ProfileOnly = J.value("profile_only", false);
   const auto &T = J.at("timing");
   Job.Timing.WarmupMs = T.at("warmup_ms");
   Job.Timing.RepeatMs = T.at("repeat_ms");

@@ -13,6 +13,10 @@ namespace kopt::search {
 
 Executor::~Executor() = default;
 
+std::string Executor::profile(const spec::Problem &, const std::string &) {
+  return "";
+}
+
 namespace {
 
 std::string firstMessage(const nlohmann::json &Record) {
@@ -63,6 +67,23 @@ public:
       V.push_back(std::move(E));
     }
     return V;
+  }
+
+  std::string profile(const spec::Problem &P,
+                      const std::string &Path) override {
+    eval::EvaluatorOptions E = base({Path});
+    E.Devices = {O.Devices.front()};
+    E.Timing.Skip = true;
+    E.Profile = true;
+    eval::EvaluationOutcome Out = eval::evaluateCandidates(P, E);
+    if (Out.Records.empty())
+      return "";
+    const nlohmann::json &R = Out.Records.front();
+    if (R.contains("profile"))
+      return R["profile"].dump();
+    return nlohmann::json{{"error", "not profiled: the run ended " +
+                                        R.value("status", "?")}}
+        .dump();
   }
 
 private:

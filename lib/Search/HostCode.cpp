@@ -51,8 +51,8 @@ std::string hostFingerprint(const std::string &Source) {
       --Parens;
     bool Body = T.isPunct("{") && Parens == 0 && !Head.empty() &&
                 Head.back().isPunct(")");
-    bool Ends = (T.isPunct(";") && Parens == 0) || T.isPunct("{") ||
-                T.isPunct("}");
+    bool Ends =
+        (T.isPunct(";") && Parens == 0) || T.isPunct("{") || T.isPunct("}");
     if (Body && isDeviceOnly(Head)) {
       // Skip the whole definition: its head and its balanced body.
       int Depth = 0;

@@ -15,8 +15,8 @@ using json = nlohmann::json;
 
 const std::vector<std::string> &promptPlaceholders() {
   static const std::vector<std::string> Names = {
-      "source",  "problem",     "kernel_info", "missed_remarks", "resources",
-      "measurement", "history", "lessons",     "compile_error"};
+      "source",      "problem", "kernel_info", "missed_remarks", "resources",
+      "measurement", "profile", "history", "lessons",     "compile_error"};
   return Names;
 }
 
@@ -56,6 +56,9 @@ code freely.
 
 ## Measurement of this source
 {{measurement}}
+
+## Nsight Compute metrics of this source (benchmark shape)
+{{profile}}
 
 ## Earlier proposals in this search
 {{history}}
@@ -228,6 +231,39 @@ std::string summarizeMeasurement(const Candidate &C) {
     Out << " (" << static_cast<int>(*E.FractionOfCopyBandwidth * 100 + 0.5)
         << "% of the device's measured copy bandwidth)";
   Out << "\n";
+  return Out.str();
+}
+
+std::string summarizeProfile(const std::string &ProfileJson) {
+  json P = parseOrNull(ProfileJson);
+  if (!P.is_object())
+    return "";
+  if (P.contains("error"))
+    return "(not available: " + firstLine(text(P, "error"), 300) + ")\n";
+  if (!P.contains("kernels"))
+    return "";
+  static const std::pair<const char *, const char *> Names[] = {
+      {"gpu__time_duration.sum", "time (ns)"},
+      {"sm__throughput.avg.pct_of_peak_sustained_elapsed",
+       "SM throughput (% of peak)"},
+      {"dram__throughput.avg.pct_of_peak_sustained_elapsed",
+       "DRAM throughput (% of peak)"},
+      {"sm__warps_active.avg.pct_of_peak_sustained_active",
+       "achieved occupancy (%)"},
+      {"l1tex__t_sector_hit_rate.pct", "L1 hit rate (%)"},
+      {"lts__t_sector_hit_rate.pct", "L2 hit rate (%)"},
+      {"launch__registers_per_thread", "registers per thread"},
+      {"launch__occupancy_limit_registers", "blocks per SM allowed by registers"}};
+  std::ostringstream Out;
+  for (const json &K : P["kernels"]) {
+    Out << "- " << text(K, "name") << " (grid " << text(K, "grid")
+        << ", block " << text(K, "block") << "):";
+    const json &M = K.contains("metrics") ? K["metrics"] : json::object();
+    for (const auto &[Key, Label] : Names)
+      if (M.contains(Key))
+        Out << " " << Label << " " << M[Key].dump() << ";";
+    Out << "\n";
+  }
   return Out.str();
 }
 

@@ -46,6 +46,8 @@ public:
     Values["missed_remarks"] = summarizeMissedRemarks(Context.Remarks());
     Values["resources"] = summarizeResources(Parent);
     Values["measurement"] = summarizeMeasurement(Parent);
+    if (O.Profile)
+      Values["profile"] = summarizeProfile(Context.Profile());
     Values["history"] = summarizeHistory(Context.History);
     Values["lessons"] = summarizeLessons(
         similarLessons(S.lessons(O.LessonsExecutor), kernelFeatures(Analysis),
@@ -95,8 +97,8 @@ private:
 
   std::map<std::string, std::string>
   common(const ProposalContext &Context) const {
-    return {{"problem",
-             spec::readTextFile(Context.Problem.SpecPath).value_or("")}};
+    return {
+        {"problem", spec::readTextFile(Context.Problem.SpecPath).value_or("")}};
   }
 
   std::vector<Proposal> ask(const ProposalContext &Context,
@@ -171,8 +173,8 @@ private:
       if (P.SourceSha256 == Sha && !Recorded)
         Recorded = O.ReplayFrom->exchange(P.Id, Seq);
     if (!Recorded) {
-      X.Error = "replay: the store has no exchange llm#" +
-                std::to_string(Seq) + " for this problem's source";
+      X.Error = "replay: the store has no exchange llm#" + std::to_string(Seq) +
+                " for this problem's source";
       return X;
     }
     X.Provider = Recorded->Provider;

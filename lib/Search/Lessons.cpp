@@ -24,8 +24,7 @@ std::set<std::string> split(const std::string &Features) {
 }
 
 std::string str(const json &J, const char *Key) {
-  return J.contains(Key) && J[Key].is_string() ? J[Key].get<std::string>()
-                                               : "";
+  return J.contains(Key) && J[Key].is_string() ? J[Key].get<std::string>() : "";
 }
 
 } // namespace
@@ -72,9 +71,10 @@ std::vector<Lesson> similarLessons(std::vector<Lesson> All,
                                    const std::string &Features,
                                    const std::string &Problem,
                                    std::size_t Max) {
-  All.erase(std::remove_if(All.begin(), All.end(),
-                           [&](const Lesson &L) { return L.Problem == Problem; }),
-            All.end());
+  All.erase(
+      std::remove_if(All.begin(), All.end(),
+                     [&](const Lesson &L) { return L.Problem == Problem; }),
+      All.end());
   std::stable_sort(All.begin(), All.end(),
                    [&](const Lesson &A, const Lesson &B) {
                      double SA = featureSimilarity(A.Features, Features),

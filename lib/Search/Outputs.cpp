@@ -162,8 +162,7 @@ std::string bestTest(const std::string &Start, const std::string &Best,
                        "// RUN: kopt-opt %s -passes='" + Passes +
                        "' | FileCheck %s\n";
   if (Passes.empty()) // kopt-opt takes no empty pipeline: nothing to run
-    Header =
-        "// " + Summary + "\n// RUN: FileCheck %s --input-file %s\n";
+    Header = "// " + Summary + "\n// RUN: FileCheck %s --input-file %s\n";
   if (Checks.empty())
     Checks = "// CHECK: {{.}}\n";
   return Header + Checks + Start;
@@ -197,9 +196,9 @@ bool writeOutputs(const std::string &Dir, const spec::Problem &P,
   const Candidate *Best = bestCandidate(R.Candidates);
   if (Best) {
     RecipeStart Start = splitRecipeStart(Best->Recipe);
-    std::string From =
-        Start.LLMSeq ? LLMStart
-                     : spec::readTextFile(P.sourcePath()).value_or("");
+    std::string From = Start.LLMSeq
+                           ? LLMStart
+                           : spec::readTextFile(P.sourcePath()).value_or("");
     if (Start.LLMSeq &&
         !writeFileAtomically(
             (D / ("llm-" + std::to_string(Start.LLMSeq) + ".cu")).string(),
@@ -215,8 +214,7 @@ bool writeOutputs(const std::string &Dir, const spec::Problem &P,
                              Error) ||
         !writeFileAtomically(
             (D / "best.test").string(),
-            bestTest(From, Best->Source, Start.Passes, Summary.str()),
-            Error))
+            bestTest(From, Best->Source, Start.Passes, Summary.str()), Error))
       return false;
   }
   return writeFileAtomically((D / "report.json").string(),

@@ -82,7 +82,8 @@ RecipeStart splitRecipeStart(const std::string &Text) {
     return Out;
   }
   std::size_t End = 4;
-  while (End < Text.size() && std::isdigit(static_cast<unsigned char>(Text[End])))
+  while (End < Text.size() &&
+         std::isdigit(static_cast<unsigned char>(Text[End])))
     ++End;
   std::string Rest = Text.substr(End);
   std::size_t Bar = Rest.find('|');

@@ -148,11 +148,15 @@ private:
     std::string Base =
         (fs::path(O.WorkDir) / ("cand-" + std::to_string(C.Id))).string();
     return ProposalContext{
-        C, P, R.ProblemId, All,
+        C,
+        P,
+        R.ProblemId,
+        All,
         [Base] {
           return spec::readTextFile(Base + ".remarks.json").value_or("");
         },
-        [this, Base] { return Opt.analyze(Base + ".cu"); }};
+        [this, Base] { return Opt.analyze(Base + ".cu"); },
+        [this, Base] { return E.profile(P, Base + ".cu"); }};
   }
   static Candidate child(const Candidate &Parent, const Proposer &Pr,
                          const Proposal &Child, int Depth) {
@@ -227,9 +231,9 @@ bool Loop::makePending() {
       continue;
     }
     C->Status = status::LLMError;
-    C->Reason = X ? X->Error
-                  : "the store has no exchange llm#" +
-                        std::to_string(Start.LLMSeq);
+    C->Reason =
+        X ? X->Error
+          : "the store has no exchange llm#" + std::to_string(Start.LLMSeq);
     ++R.Stats.Failures[C->Status];
     if (!S.updateCandidate(*C))
       return fail("the store: " + S.lastError());
@@ -381,7 +385,8 @@ bool Loop::repairFailed() {
   std::vector<Candidate> Fixes;
   std::vector<std::int64_t> Asked;
   for (const Candidate &C : All) {
-    if (C.Expanded || (C.Status != "compile-error" && C.Status != status::Invalid))
+    if (C.Expanded ||
+        (C.Status != "compile-error" && C.Status != status::Invalid))
       continue;
     for (Proposer *Pr : Proposers) {
       if (C.Proposer.rfind(Pr->name() + ":", 0) != 0)

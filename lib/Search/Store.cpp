@@ -118,8 +118,8 @@ std::unique_ptr<Store> Store::open(const std::string &Path, bool Create,
       !S->exec(std::string("BEGIN;") + Schema +
                "INSERT OR IGNORE INTO meta VALUES('format','kopt-search');"
                "INSERT OR IGNORE INTO meta VALUES('schema_version','" +
+               std::to_string(SchemaVersion) + "'); UPDATE meta SET value='" +
                std::to_string(SchemaVersion) +
-               "'); UPDATE meta SET value='" + std::to_string(SchemaVersion) +
                "' WHERE key='schema_version'; COMMIT;")) {
     Error = "cannot initialize the store " + Path + ": " + S->LastError;
     return nullptr;

@@ -78,6 +78,12 @@ OPTIONS
   --min-runs N       Fewest timed runs per kernel (default 20).
   --max-runs N       Most timed runs per kernel (default 2000).
   --no-timing        Check correctness only.
+  --profile          After an ok evaluation, run the candidate's entry once
+                     more on the benchmark shape under Nsight Compute (ncu
+                     beside nvcc, on PATH or $KOPT_NCU) and record a few
+                     metrics per kernel under "profile" (time, SM and DRAM
+                     throughput, achieved occupancy, L1 and L2 hit rates,
+                     registers); without ncu or its counters, the reason.
   --work-dir DIR     Keep shims, libraries, logs and job files in DIR.
   --keep-work-dir    Keep the temporary work directory and print its path.
   --cache-dir DIR    Where the per-device copy bandwidth and compiled
@@ -210,6 +216,8 @@ int parseArguments(int Argc, char **Argv, CommandLine &CL) {
       CL.Options.Timing.MaxRuns = static_cast<int>(Number);
     } else if (A == "--no-timing") {
       CL.Options.Timing.Skip = true;
+    } else if (A == "--profile") {
+      CL.Options.Profile = true;
     } else if (A == "--work-dir") {
       if (!Value(CL.Options.WorkDir))
         return usage("--work-dir needs a directory");

@@ -45,6 +45,7 @@ std::unique_ptr<LLMSetup> setUpLLM(const CommandLine &CL, std::string &Error) {
                     O.System, Error))
     return nullptr;
   O.FixRounds = CL.LLMFixRounds;
+  O.Profile = CL.LLMProfile;
   O.ProposalsPerParent = CL.LLMProposals;
   O.MaxTokens = CL.LLMMaxTokens;
   O.Warn = [](const std::string &Message) {

@@ -70,9 +70,13 @@ LLM PROPOSER (--proposers ...,llm; docs/llm.md)
                          no network: the same candidates again.
   --llm-prompt FILE      The proposal's template ({{source}}, {{problem}},
                          {{kernel_info}}, {{missed_remarks}}, {{resources}},
-                         {{measurement}}, {{history}}, {{lessons}}).
+                         {{measurement}}, {{profile}}, {{history}},
+                         {{lessons}}).
   --llm-repair-prompt FILE  The repair's template ({{compile_error}} too).
   --llm-system FILE      The system message.
+  --llm-no-profile       Leave Nsight Compute's metrics of each parent out of
+                         the prompt (by default one more run under ncu per
+                         parent, where ncu is; kopt-bench run --profile).
   --llm-print-template   Print the built-in templates and exit.
 
 OTHER
@@ -234,6 +238,8 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
       if ((R = Number(N, 0, false)) >= 0)
         return R;
       CL.LLMTimeoutSeconds = N;
+    } else if (A == "--llm-no-profile") {
+      CL.LLMProfile = false;
     } else if (A == "--llm-print-template") {
       CL.LLMPrintTemplate = true;
     } else if (A == "--dry-run") {

@@ -31,7 +31,7 @@ struct CommandLine {
   int LLMFixRounds = 2, LLMMaxTokens = 8192, LLMProposals = 1,
       LLMMaxRetries = 4;
   double LLMTimeoutSeconds = 300;
-  bool LLMPrintTemplate = false;
+  bool LLMPrintTemplate = false, LLMProfile = true;
 };
 
 extern const char *HelpText;

@@ -145,8 +145,10 @@ nlohmann::json llmSummary(Store &S, std::int64_t Problem) {
     In += E.InputTokens;
     Out += E.OutputTokens;
   }
-  return {{"exchanges", All.size()},  {"without_candidate", Failed},
-          {"replayed", Replayed},     {"input_tokens", In},
+  return {{"exchanges", All.size()},
+          {"without_candidate", Failed},
+          {"replayed", Replayed},
+          {"input_tokens", In},
           {"output_tokens", Out}};
 }
 

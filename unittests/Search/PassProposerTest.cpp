@@ -54,10 +54,10 @@ TEST(PassProposerTest, AnLLMCandidateKeepsItsStartAndGetsPasses) {
   EXPECT_TRUE(has(R, "llm#3 | a{w=2}"));
   EXPECT_FALSE(has(R, "llm#3"));
   R = recipes(*P, "llm#3 | a,c");
-  EXPECT_TRUE(has(R, "llm#3 | a"));       // remove c
-  EXPECT_TRUE(has(R, "llm#3 | c,a"));     // swap
-  EXPECT_TRUE(has(R, "llm#3 | a,c,b"));   // append
-  EXPECT_FALSE(has(R, "a,c"));            // never loses its start
+  EXPECT_TRUE(has(R, "llm#3 | a"));     // remove c
+  EXPECT_TRUE(has(R, "llm#3 | c,a"));   // swap
+  EXPECT_TRUE(has(R, "llm#3 | a,c,b")); // append
+  EXPECT_FALSE(has(R, "a,c"));          // never loses its start
 }
 
 TEST(PassProposerTest, RoundingValuesOnlyWhenTheToleranceAdmitsThem) {

@@ -34,6 +34,8 @@ struct EvaluatorOptions {
   /// Reuse compiled libraries from CacheDir/compile (see CompileCache.h).
   bool CompileCache = true;
   bool OnDevice = true; // false: `check` (compile and static rules only)
+  /// After an ok evaluation, a few ncu metrics of the candidate (run).
+  bool Profile = false;
   /// The program whose `__probe`/`__evaluate` modes run the children;
   /// empty: this one (kopt-bench). kopt-search names kopt-bench here.
   std::string WorkerExecutable;

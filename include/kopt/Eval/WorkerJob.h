@@ -37,6 +37,9 @@ struct WorkerJob {
   long long L2Bytes = 0;
   double GateSeconds = 5; // how long the entry may block the gated stream
   TimingOptions Timing;
+  /// Only run the candidate's entry on the benchmark shape, once to warm up
+  /// and once between cudaProfilerStart/Stop, for ncu (NcuProfile.h).
+  bool ProfileOnly = false;
 };
 
 nlohmann::json workerJobToJson(const WorkerJob &Job);

@@ -28,7 +28,7 @@ inline constexpr const char *Invalid = "invalid"; // kopt-opt refused it
 /// The LLM gave no candidate source (the request failed, the reply held no
 /// usable code); the reason and the exchange are in the store.
 inline constexpr const char *LLMError = "llm-error";
-inline constexpr const char *Made = "made";       // kopt-opt wrote it
+inline constexpr const char *Made = "made"; // kopt-opt wrote it
 inline constexpr const char *Duplicate = "duplicate";
 inline constexpr const char *Validated = "validated"; // waits for the GPU
 // After validation: compile-error, rejected (kopt-bench's names); after

@@ -52,6 +52,10 @@ public:
   virtual std::vector<Evaluation>
   evaluate(const spec::Problem &P, const std::vector<std::string> &Paths,
            std::vector<std::string> &Errors) = 0;
+  /// Nsight Compute metrics of the source at \p Path (kopt-bench run
+  /// --profile's "profile" JSON, which says why when there are none);
+  /// empty when this executor has no GPU.
+  virtual std::string profile(const spec::Problem &P, const std::string &Path);
 };
 
 /// kopt-bench's evaluator library (needs nvcc; evaluate() needs a GPU).

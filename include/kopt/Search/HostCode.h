@@ -1,4 +1,4 @@
-//===- HostCode.h - What of a source the GPU's SASS does not show -*- C++ -*-===//
+//===- HostCode.h - The host side of a source -------------------*- C++ -*-===//
 //
 // Two candidates with the same SASS are the same program only if their host
 // code is the same too: a launcher that runs half the grid, or copies back a

@@ -22,7 +22,7 @@ struct Lesson;
 
 /// The placeholders a template may use, in the order docs/llm.md lists
 /// them: source, problem, kernel_info, missed_remarks, resources,
-/// measurement, history, lessons.
+/// measurement, profile, history, lessons (and compile_error for repairs).
 const std::vector<std::string> &promptPlaceholders();
 
 /// The built-in templates: the user message for a new proposal, the one
@@ -49,6 +49,8 @@ std::string summarizeMissedRemarks(const std::string &RemarksJson);
 std::string summarizeResources(const Candidate &C);
 /// The parent's verdict: time, speedup over the original, bandwidth.
 std::string summarizeMeasurement(const Candidate &C);
+/// kopt-bench's "profile" JSON: one line per kernel, or why there is none.
+std::string summarizeProfile(const std::string &ProfileJson);
 /// The LLM's earlier candidates in this search and what became of them.
 std::string summarizeHistory(const std::vector<Candidate> &History);
 /// Lessons, most similar first.

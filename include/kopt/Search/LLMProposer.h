@@ -30,6 +30,8 @@ struct LLMProposerOptions {
   Store *ReplayFrom = nullptr;
   std::string System, ProposeTemplate, RepairTemplate;
   int FixRounds = 2;
+  /// Nsight Compute metrics of each parent in the prompt (one more run).
+  bool Profile = true;
   int ProposalsPerParent = 1; // requests per parent, one candidate each
   int MaxTokens = 8192;
   /// Lessons measured by this executor go into prompts, at most MaxLessons.

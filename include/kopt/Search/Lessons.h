@@ -29,8 +29,7 @@ double featureSimilarity(const std::string &A, const std::string &B);
 /// out \p Problem's own.
 std::vector<Lesson> similarLessons(std::vector<Lesson> All,
                                    const std::string &Features,
-                                   const std::string &Problem,
-                                   std::size_t Max);
+                                   const std::string &Problem, std::size_t Max);
 
 /// The lesson of a finished search: its best, when that is not the
 /// original and its whole interval is above 1.

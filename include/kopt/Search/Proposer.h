@@ -31,6 +31,9 @@ struct ProposalContext {
   std::function<std::string()> Remarks;
   /// kopt-opt --analyze on the parent's source (JSON text).
   std::function<std::string()> Analysis;
+  /// Nsight Compute metrics of the parent (Executor::profile; "" without
+  /// a GPU). Costs one more run: ask only when they are used.
+  std::function<std::string()> Profile = [] { return std::string(); };
 };
 
 struct Proposal {
