@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""A scripted OpenAI-compatible chat server on 127.0.0.1 around a command.
+"""A scripted chat server on 127.0.0.1 around a command: OpenAI's chat
+completions format, or Anthropic's messages format for requests to
+.../messages.
 
     fake_llm.py --script SCRIPT.json [--log LOG.jsonl] [--limit S] -- CMD...
 
@@ -7,7 +9,7 @@ Starts the server on a free loopback port, runs CMD with KOPT_LLM_BASE_URL
 pointing at it, stops the server and exits with CMD's status (124 when CMD
 outlives --limit seconds). Each POST gets the script's next entry:
 
-  {"reply": FILE, "say": TEXT}   200, a chat completion whose text is FILE
+  {"reply": FILE, "say": TEXT}   200, a completion whose text is FILE
                                  (relative to the script) in a ```cuda block
                                  and TEXT after it
   {"text": TEXT}                 200, a chat completion with TEXT as is
@@ -30,7 +32,13 @@ import threading
 import time
 
 
-def completion(text):
+def completion(text, anthropic=False):
+    if anthropic:
+        return json.dumps({
+            "id": "fake", "type": "message", "role": "assistant",
+            "model": "fake-model", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": text}],
+            "usage": {"input_tokens": 1000, "output_tokens": 100}})
     return json.dumps({
         "id": "fake", "object": "chat.completion", "model": "fake-model",
         "choices": [{"index": 0, "finish_reason": "stop",
@@ -83,19 +91,21 @@ def main():
                                           "body": body}) + "\n")
                     log.flush()
             e = script[i] if i < len(script) else {"text": "No more ideas."}
+            # Anthropic's messages API, else OpenAI's chat completions.
+            completion_ = lambda t: completion(t, self.path.endswith("/messages"))
             if "reply" in e:
                 code = open(os.path.join(base, e["reply"])).read()
-                self.send(200, completion("Here it is.\n```cuda\n" + code +
-                                          "```\n" + e.get("say", "")))
+                self.send(200, completion_("Here it is.\n```cuda\n" + code +
+                                           "```\n" + e.get("say", "")))
             elif "text" in e:
-                self.send(200, completion(e["text"]))
+                self.send(200, completion_(e["text"]))
             elif "status" in e:
                 self.send(e["status"], e.get("body", "{}"), e.get("headers"))
                 self.close_connection = True
             elif "raw" in e:
                 self.send(200, e["raw"])
             elif e.get("truncate"):
-                self.send(200, completion("```cuda\n__global__")[:40],
+                self.send(200, completion_("```cuda\n__global__")[:40],
                           length=5000)
                 self.close_connection = True
             elif "hang" in e:
@@ -103,7 +113,7 @@ def main():
                 self.close_connection = True
             elif "big_mb" in e:
                 prose = "All of this is words. " * (e["big_mb"] * 50000)
-                self.send(200, completion(prose))
+                self.send(200, completion_(prose))
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
