@@ -50,10 +50,21 @@ std::vector<std::string> ncuCommand(const std::string &Ncu,
   std::string Metrics;
   for (const std::string &M : profileMetrics())
     Metrics += (Metrics.empty() ? "" : ",") + M;
-  return {Ncu,        "--csv",         "--page",  "raw",
-          "--metrics", Metrics,        "--profile-from-start", "off",
-          "--target-processes", "all", "--log-file", CsvPath,
-          Worker,     "__evaluate",    JobPath};
+  return {Ncu,
+          "--csv",
+          "--page",
+          "raw",
+          "--metrics",
+          Metrics,
+          "--profile-from-start",
+          "off",
+          "--target-processes",
+          "all",
+          "--log-file",
+          CsvPath,
+          Worker,
+          "__evaluate",
+          JobPath};
 }
 
 namespace {
@@ -127,7 +138,8 @@ json parseNcuCsv(const std::string &Csv) {
       }
     }
     // The units row has no kernel name and no numbers.
-    if (Values && Kernel.contains("name") && !Kernel["name"].get<std::string>().empty())
+    if (Values && Kernel.contains("name") &&
+        !Kernel["name"].get<std::string>().empty())
       Kernels.push_back(Kernel);
   }
   if (Kernels.empty())

@@ -81,8 +81,8 @@ public:
     const nlohmann::json &R = Out.Records.front();
     if (R.contains("profile"))
       return R["profile"].dump();
-    return nlohmann::json{{"error", "not profiled: the run ended " +
-                                        R.value("status", "?")}}
+    return nlohmann::json{
+        {"error", "not profiled: the run ended " + R.value("status", "?")}}
         .dump();
   }
 

@@ -15,8 +15,9 @@ using json = nlohmann::json;
 
 const std::vector<std::string> &promptPlaceholders() {
   static const std::vector<std::string> Names = {
-      "source",      "problem", "kernel_info", "missed_remarks", "resources",
-      "measurement", "profile", "history", "lessons",     "compile_error"};
+      "source",    "problem",      "kernel_info", "missed_remarks",
+      "resources", "measurement",  "profile",     "history",
+      "lessons",   "compile_error"};
   return Names;
 }
 
@@ -253,11 +254,12 @@ std::string summarizeProfile(const std::string &ProfileJson) {
       {"l1tex__t_sector_hit_rate.pct", "L1 hit rate (%)"},
       {"lts__t_sector_hit_rate.pct", "L2 hit rate (%)"},
       {"launch__registers_per_thread", "registers per thread"},
-      {"launch__occupancy_limit_registers", "blocks per SM allowed by registers"}};
+      {"launch__occupancy_limit_registers",
+       "blocks per SM allowed by registers"}};
   std::ostringstream Out;
   for (const json &K : P["kernels"]) {
-    Out << "- " << text(K, "name") << " (grid " << text(K, "grid")
-        << ", block " << text(K, "block") << "):";
+    Out << "- " << text(K, "name") << " (grid " << text(K, "grid") << ", block "
+        << text(K, "block") << "):";
     const json &M = K.contains("metrics") ? K["metrics"] : json::object();
     for (const auto &[Key, Label] : Names)
       if (M.contains(Key))

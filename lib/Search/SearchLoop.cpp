@@ -60,6 +60,7 @@ private:
   SearchResult R;
   std::vector<Candidate> All; // by id
   std::map<std::string, std::int64_t> BySource, BySass;
+  std::string Pipeline; // -O's, for the remarks of sources no pass ran on
 
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -152,7 +153,12 @@ private:
         P,
         R.ProblemId,
         All,
-        [Base] {
+        [this, Base] {
+          // A source no pass ran on (the original, an LLM's) gets -O's
+          // remarks on it: what the passes could not prove there.
+          if (!fs::exists(Base + ".remarks.json"))
+            Opt.make(Base + ".cu", Pipeline, Base + ".probe.cu",
+                     Base + ".remarks.json");
           return spec::readTextFile(Base + ".remarks.json").value_or("");
         },
         [this, Base] { return Opt.analyze(Base + ".cu"); },
@@ -442,8 +448,6 @@ bool Loop::expand() {
   }
   for (const Candidate *Parent : Parents) {
     progress("proposing children of #" + std::to_string(Parent->Id));
-    std::string Base =
-        (fs::path(O.WorkDir) / ("cand-" + std::to_string(Parent->Id))).string();
     ProposalContext Context = context(*Parent);
     std::vector<Candidate> Children;
     for (Proposer *Pr : Proposers)
@@ -460,6 +464,7 @@ bool Loop::expand() {
 }
 
 SearchResult Loop::run(const std::string &DefaultPipeline) {
+  Pipeline = DefaultPipeline;
   auto Source = spec::readTextFile(P.sourcePath());
   if (!Source) {
     fail("cannot read the problem's source " + P.sourcePath().string());
