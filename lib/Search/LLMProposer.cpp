@@ -84,12 +84,19 @@ private:
   Store &S;
   bool WarnedBudget = false, WarnedReplay = false;
 
+  std::uint64_t Replayed = 0; // tokens of the replies replayed
+
+  /// The client's budget; when replaying, the same budget over the
+  /// recorded replies' tokens, so a replay stops where the search did.
   bool budgetSpent() {
-    if (!O.Client || !O.Client->budgetSpent())
+    bool Spent = O.Client
+                     ? O.Client->budgetSpent()
+                     : O.ReplayBudgetTokens && Replayed >= O.ReplayBudgetTokens;
+    if (!Spent)
       return false;
     if (!WarnedBudget && O.Warn)
       O.Warn("the LLM token budget is spent (" +
-             std::to_string(O.Client->spent().total()) +
+             std::to_string(O.Client ? O.Client->spent().total() : Replayed) +
              " tokens): no more LLM proposals");
     WarnedBudget = true;
     return true;
@@ -187,6 +194,7 @@ private:
     X.Text = Recorded->Text;
     X.Usage.Input = Recorded->InputTokens;
     X.Usage.Output = Recorded->OutputTokens;
+    Replayed += X.Usage.total();
     X.StopReason = Recorded->StopReason;
     // A recorded failure replays as the same failure.
     if (!Recorded->Error.empty() &&

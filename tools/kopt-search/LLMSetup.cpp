@@ -58,6 +58,7 @@ std::unique_ptr<LLMSetup> setUpLLM(const CommandLine &CL, std::string &Error) {
       return nullptr;
     }
     O.ReplayFrom = Setup->Replay.get();
+    O.ReplayBudgetTokens = CL.LLMBudgetTokens;
     return Setup;
   }
   llm::ClientOptions Client;

@@ -26,8 +26,10 @@ namespace kopt::search {
 struct LLMProposerOptions {
   /// Asks the provider; nullptr when replaying.
   llm::ChatClient *Client = nullptr;
-  /// Serves this store's recorded replies instead, in order.
+  /// Serves this store's recorded replies instead, in order; the token
+  /// budget then counts the recorded replies' tokens.
   Store *ReplayFrom = nullptr;
+  std::uint64_t ReplayBudgetTokens = 0; // 0: none
   std::string System, ProposeTemplate, RepairTemplate;
   int FixRounds = 2;
   /// Nsight Compute metrics of each parent in the prompt (one more run).
