@@ -161,6 +161,40 @@ CompileResult compileEntryLibrary(const spec::Problem &P,
   return Result;
 }
 
+PreprocessResult compilePtx(const spec::Problem &P, const fs::path &Source,
+                            const fs::path &WorkDir, const std::string &Stem,
+                            const CompileOptions &Options) {
+  PreprocessResult Result;
+  std::string Arch = Options.Arch;
+  std::string Virtual = "compute_" + Arch.substr(Arch.find('_') + 1);
+  fs::path Out = WorkDir / (Stem + ".ptx");
+  std::vector<std::string> Command = {Options.Nvcc, "-ptx", "-O3",
+                                      "-std=c++17", "-arch=" + Virtual,
+                                      "-lineinfo",
+                                      "-I" + fs::absolute(P.Directory).string()};
+  if (P.FastMath)
+    Command.push_back("--use_fast_math");
+  for (const std::string &F : P.NvccFlags)
+    Command.push_back(F);
+  Command.insert(Command.end(), {Source.string(), "-o", Out.string()});
+  ProcessOptions Run;
+  Run.TimeoutSeconds = Options.TimeoutSeconds;
+  ProcessResult R = runProcess(Command, Run);
+  Result.Log = R.Output;
+  if (!R.succeeded()) {
+    Result.Log += "\nnvcc -ptx " + R.describeEnd();
+    return Result;
+  }
+  auto Text = spec::readTextFile(Out);
+  if (!Text) {
+    Result.Log += "\ncannot read " + Out.string();
+    return Result;
+  }
+  Result.Ok = true;
+  Result.Text = std::move(*Text);
+  return Result;
+}
+
 PreprocessResult
 preprocessSource(const spec::Problem &P, const fs::path &Source,
                  const fs::path &WorkDir, const std::string &Stem,

@@ -144,7 +144,8 @@ private:
   CompiledCandidate compileCandidate(std::size_t Index, const std::string &Path,
                                      const std::vector<std::string> &Archs);
   void applyFileChecks(json &Record, const CompileResult &R,
-                       const std::string &Stem);
+                       const std::string &Stem, const fs::path &Source,
+                       const CompileOptions &O);
   void runWorker(CompiledCandidate &C, const DeviceInfo &D, std::size_t Index);
   json profile(WorkerJob Job, ProcessOptions Run, const std::string &Tag);
   void addDerivedTiming(json &Record);
@@ -297,7 +298,7 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
     Record["resources"]["sass_inspected"] = R.SassInspected;
     C.LibraryByArch[Arch] = R.LibraryPath;
     if (Front)
-      applyFileChecks(Record, R, Stem);
+      applyFileChecks(Record, R, Stem, Absolute, O);
     for (const RuleViolation &V : checkSassRules(R.Sass, P))
       reject(Record, Status::Rejected, V.Rule, describeViolation(V, Path));
     if (!R.SassInspected && Arch == Archs.front()) {
@@ -353,7 +354,10 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
 }
 
 void Evaluator::applyFileChecks(json &Record, const CompileResult &R,
-                                const std::string &Stem) {
+                                const std::string &Stem,
+                                const fs::path &Source,
+                                const CompileOptions &O) {
+  std::optional<PreprocessResult> Ptx; // compiled once, when asked for
   for (std::size_t I = 0; I < P.FileChecks.size(); ++I) {
     const spec::FileCheckSpec &Check = P.FileChecks[I];
     std::string Over = fileCheckInputName(Check.Over);
@@ -369,8 +373,19 @@ void Evaluator::applyFileChecks(json &Record, const CompileResult &R,
         Record["messages"].push_back("warning: " + Why);
       continue;
     }
+    if (Check.Over == spec::FileCheckSpec::Input::Ptx) {
+      if (!Ptx)
+        Ptx = compilePtx(P, Source, Work, Stem, O);
+      if (!Ptx->Ok) {
+        reject(Record, Status::CompileError, "",
+               Which + ": nvcc -ptx failed:\n" + tail(Ptx->Log, 2000));
+        continue;
+      }
+    }
     const std::string &Text =
-        Check.Over == spec::FileCheckSpec::Input::Sass ? R.Sass : R.Log;
+        Check.Over == spec::FileCheckSpec::Input::Sass  ? R.Sass
+        : Check.Over == spec::FileCheckSpec::Input::Ptx ? Ptx->Text
+                                                        : R.Log;
     if (auto Failure = runFileCheck(
             FileCheckTool, P, Check, Text,
             Work / (Stem + ".filecheck-" + std::to_string(I) + "." + Over)))

@@ -26,7 +26,15 @@ std::string findFileCheck() {
 }
 
 const char *fileCheckInputName(spec::FileCheckSpec::Input Input) {
-  return Input == spec::FileCheckSpec::Input::Sass ? "sass" : "ptxas";
+  switch (Input) {
+  case spec::FileCheckSpec::Input::Sass:
+    return "sass";
+  case spec::FileCheckSpec::Input::Ptx:
+    return "ptx";
+  case spec::FileCheckSpec::Input::Ptxas:
+    break;
+  }
+  return "ptxas";
 }
 
 std::optional<std::string> runFileCheck(const std::string &Tool,

@@ -551,9 +551,12 @@ public:
           Check.Over = FileCheckSpec::Input::Ptxas;
         else if (*Over == "sass")
           Check.Over = FileCheckSpec::Input::Sass;
+        else if (*Over == "ptx")
+          Check.Over = FileCheckSpec::Input::Ptx;
         else
-          error(join(Where, "over"), "must be \"ptxas\" (nvcc's ptxas -v "
-                                     "output) or \"sass\" (cuobjdump -sass)");
+          error(join(Where, "over"),
+                "must be \"ptxas\" (nvcc's ptxas -v output), \"sass\" "
+                "(cuobjdump -sass) or \"ptx\" (nvcc -ptx)");
       }
       Check.File = string(Item, "file", Where, true).value_or("");
       readStringList(Item, "prefixes", Check.Prefixes, Where);

@@ -73,6 +73,15 @@ PreprocessResult preprocessSource(const spec::Problem &P,
                                   const std::string &Stem,
                                   const CompileOptions &Options, bool HostPass);
 
+/// The PTX of \p Source for Options.Arch's virtual architecture, with the
+/// evaluation's language and optimization flags (`nvcc -ptx`): what a
+/// problem's "ptx" FileCheck patterns read. Ok false with the log on failure.
+PreprocessResult compilePtx(const spec::Problem &P,
+                            const std::filesystem::path &Source,
+                            const std::filesystem::path &WorkDir,
+                            const std::string &Stem,
+                            const CompileOptions &Options);
+
 /// Directories whose headers belong to the toolkit (for \p Nvcc).
 std::vector<std::string> toolkitDirectories(const std::string &Nvcc);
 

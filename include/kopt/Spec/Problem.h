@@ -79,8 +79,9 @@ struct Shape {
 /// FileCheck patterns a candidate's compiler output must match
 /// (problem.json "filecheck"); a candidate that fails them is rejected.
 struct FileCheckSpec {
-  enum class Input { Ptxas, Sass };
-  Input Over = Input::Ptxas; // nvcc's ptxas -v output, or cuobjdump -sass
+  enum class Input { Ptxas, Sass, Ptx };
+  /// nvcc's ptxas -v output, cuobjdump -sass, or the PTX (nvcc -ptx).
+  Input Over = Input::Ptxas;
   std::string File;          // the check file, relative to Directory
   std::vector<std::string> Prefixes; // empty: CHECK
 };
