@@ -168,10 +168,14 @@ PreprocessResult compilePtx(const spec::Problem &P, const fs::path &Source,
   std::string Arch = Options.Arch;
   std::string Virtual = "compute_" + Arch.substr(Arch.find('_') + 1);
   fs::path Out = WorkDir / (Stem + ".ptx");
-  std::vector<std::string> Command = {Options.Nvcc, "-ptx", "-O3",
-                                      "-std=c++17", "-arch=" + Virtual,
+  std::vector<std::string> Command = {Options.Nvcc,
+                                      "-ptx",
+                                      "-O3",
+                                      "-std=c++17",
+                                      "-arch=" + Virtual,
                                       "-lineinfo",
-                                      "-I" + fs::absolute(P.Directory).string()};
+                                      "-I" +
+                                          fs::absolute(P.Directory).string()};
   if (P.FastMath)
     Command.push_back("--use_fast_math");
   for (const std::string &F : P.NvccFlags)

@@ -354,8 +354,7 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
 }
 
 void Evaluator::applyFileChecks(json &Record, const CompileResult &R,
-                                const std::string &Stem,
-                                const fs::path &Source,
+                                const std::string &Stem, const fs::path &Source,
                                 const CompileOptions &O) {
   std::optional<PreprocessResult> Ptx; // compiled once, when asked for
   for (std::size_t I = 0; I < P.FileChecks.size(); ++I) {

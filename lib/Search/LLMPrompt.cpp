@@ -222,8 +222,9 @@ std::string summarizeMeasurement(const Candidate &C) {
   const Evaluation &E = *C.Eval;
   std::ostringstream Out;
   Out << "median " << E.MedianMs << " ms";
-  if (!E.Device.empty())
-    Out << " on " << firstLine(E.Device, 120);
+  // The evaluation keeps the device as kopt-bench's JSON; its name is enough.
+  if (std::string Name = text(parseOrNull(E.Device), "name"); !Name.empty())
+    Out << " on " << firstLine(Name, 120);
   Out << "; speedup " << E.Speedup << "x [" << E.SpeedupLow << ", "
       << E.SpeedupHigh << "] over the problem's original source";
   if (E.AchievedGbps)
@@ -269,11 +270,19 @@ std::string summarizeProfile(const std::string &ProfileJson) {
   return Out.str();
 }
 
-std::string summarizeHistory(const std::vector<Candidate> &History) {
+std::string summarizeHistory(const std::vector<Candidate> &History,
+                             std::size_t Max) {
+  std::vector<const Candidate *> Mine;
+  for (const Candidate &C : History)
+    if (C.Proposer.rfind("llm:", 0) == 0)
+      Mine.push_back(&C);
   std::ostringstream Out;
-  for (const Candidate &C : History) {
-    if (C.Proposer.rfind("llm:", 0) != 0)
-      continue;
+  if (Mine.size() > Max) {
+    Out << "(" << Mine.size() - Max << " earlier ones left out)\n";
+    Mine.erase(Mine.begin(), Mine.end() - Max);
+  }
+  for (const Candidate *P : Mine) {
+    const Candidate &C = *P;
     Out << "- " << C.Recipe << ": " << C.Status;
     if (C.Eval && C.Eval->Status == "ok")
       Out << ", " << C.Eval->Speedup << "x the original";

@@ -51,8 +51,10 @@ std::string summarizeResources(const Candidate &C);
 std::string summarizeMeasurement(const Candidate &C);
 /// kopt-bench's "profile" JSON: one line per kernel, or why there is none.
 std::string summarizeProfile(const std::string &ProfileJson);
-/// The LLM's earlier candidates in this search and what became of them.
-std::string summarizeHistory(const std::vector<Candidate> &History);
+/// The LLM's earlier candidates in this search and what became of them,
+/// the last \p Max of them.
+std::string summarizeHistory(const std::vector<Candidate> &History,
+                             std::size_t Max = 20);
 /// Lessons, most similar first.
 std::string summarizeLessons(const std::vector<Lesson> &Lessons);
 

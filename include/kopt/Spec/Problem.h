@@ -82,7 +82,7 @@ struct FileCheckSpec {
   enum class Input { Ptxas, Sass, Ptx };
   /// nvcc's ptxas -v output, cuobjdump -sass, or the PTX (nvcc -ptx).
   Input Over = Input::Ptxas;
-  std::string File;          // the check file, relative to Directory
+  std::string File;                  // the check file, relative to Directory
   std::vector<std::string> Prefixes; // empty: CHECK
 };
 
