@@ -158,16 +158,18 @@ TEST(ProblemParser, FileCheckEntries) {
         "problem.json");
   };
   auto R = With(R"([{"over": "ptxas", "file": "a.check"},
-                    {"over": "sass", "file": "b.check", "prefixes": ["S"]}])");
+                    {"over": "sass", "file": "b.check", "prefixes": ["S"]},
+                    {"over": "ptx", "file": "c.check"}])");
   ASSERT_TRUE(R.ok());
-  ASSERT_EQ(R.Value->FileChecks.size(), 2u);
+  ASSERT_EQ(R.Value->FileChecks.size(), 3u);
   EXPECT_EQ(R.Value->FileChecks[0].Over, FileCheckSpec::Input::Ptxas);
   EXPECT_EQ(R.Value->FileChecks[1].Over, FileCheckSpec::Input::Sass);
+  EXPECT_EQ(R.Value->FileChecks[2].Over, FileCheckSpec::Input::Ptx);
   EXPECT_EQ(R.Value->FileChecks[1].File, "b.check");
   EXPECT_EQ(R.Value->FileChecks[1].Prefixes, std::vector<std::string>{"S"});
 
   EXPECT_TRUE(hasError(With("{}"), "filecheck: must be an array"));
-  EXPECT_TRUE(hasError(With(R"([{"over": "ptx", "file": "a"}])"),
+  EXPECT_TRUE(hasError(With(R"([{"over": "llvm-ir", "file": "a"}])"),
                        "filecheck[0].over: must be \"ptxas\""));
   EXPECT_TRUE(hasError(With(R"([{"over": "sass"}])"),
                        "filecheck[0]: missing field 'file'"));
