@@ -161,10 +161,37 @@ CompileResult compileEntryLibrary(const spec::Problem &P,
   return Result;
 }
 
+namespace {
+
+/// Runs \p Command, which writes \p Out; the text of \p Out, or the log
+/// with what went wrong (\p What names the step).
+PreprocessResult runToText(const std::vector<std::string> &Command,
+                           const fs::path &Out, double TimeoutSeconds,
+                           const std::string &What) {
+  PreprocessResult Result;
+  ProcessOptions Run;
+  Run.TimeoutSeconds = TimeoutSeconds;
+  ProcessResult R = runProcess(Command, Run);
+  Result.Log = R.Output;
+  if (!R.succeeded()) {
+    Result.Log += "\n" + What + " " + R.describeEnd();
+    return Result;
+  }
+  auto Text = spec::readTextFile(Out);
+  if (!Text) {
+    Result.Log += "\ncannot read " + Out.string();
+    return Result;
+  }
+  Result.Ok = true;
+  Result.Text = std::move(*Text);
+  return Result;
+}
+
+} // namespace
+
 PreprocessResult compilePtx(const spec::Problem &P, const fs::path &Source,
                             const fs::path &WorkDir, const std::string &Stem,
                             const CompileOptions &Options) {
-  PreprocessResult Result;
   std::string Arch = Options.Arch;
   std::string Virtual = "compute_" + Arch.substr(Arch.find('_') + 1);
   fs::path Out = WorkDir / (Stem + ".ptx");
@@ -181,29 +208,13 @@ PreprocessResult compilePtx(const spec::Problem &P, const fs::path &Source,
   for (const std::string &F : P.NvccFlags)
     Command.push_back(F);
   Command.insert(Command.end(), {Source.string(), "-o", Out.string()});
-  ProcessOptions Run;
-  Run.TimeoutSeconds = Options.TimeoutSeconds;
-  ProcessResult R = runProcess(Command, Run);
-  Result.Log = R.Output;
-  if (!R.succeeded()) {
-    Result.Log += "\nnvcc -ptx " + R.describeEnd();
-    return Result;
-  }
-  auto Text = spec::readTextFile(Out);
-  if (!Text) {
-    Result.Log += "\ncannot read " + Out.string();
-    return Result;
-  }
-  Result.Ok = true;
-  Result.Text = std::move(*Text);
-  return Result;
+  return runToText(Command, Out, Options.TimeoutSeconds, "nvcc -ptx");
 }
 
 PreprocessResult
 preprocessSource(const spec::Problem &P, const fs::path &Source,
                  const fs::path &WorkDir, const std::string &Stem,
                  const CompileOptions &Options, bool HostPass) {
-  PreprocessResult Result;
   std::string Arch = Options.Arch;
   std::string Virtual = "compute_" + Arch.substr(Arch.find('_') + 1);
   fs::path Out = WorkDir / (Stem + (HostPass ? ".host.ii" : ".device.ii"));
@@ -224,22 +235,7 @@ preprocessSource(const spec::Problem &P, const fs::path &Source,
                               "__CUDA_ARCH_FAMILY_SPECIFIC__"})
       Command.push_back(std::string("-U") + Macro);
   Command.insert(Command.end(), {Source.string(), "-o", Out.string()});
-  ProcessOptions Run;
-  Run.TimeoutSeconds = Options.TimeoutSeconds;
-  ProcessResult R = runProcess(Command, Run);
-  Result.Log = R.Output;
-  if (!R.succeeded()) {
-    Result.Log += "\nnvcc -E " + R.describeEnd();
-    return Result;
-  }
-  auto Text = spec::readTextFile(Out);
-  if (!Text) {
-    Result.Log += "\ncannot read " + Out.string();
-    return Result;
-  }
-  Result.Text = std::move(*Text);
-  Result.Ok = true;
-  return Result;
+  return runToText(Command, Out, Options.TimeoutSeconds, "nvcc -E");
 }
 
 std::vector<std::string> toolkitDirectories(const std::string &Nvcc) {
