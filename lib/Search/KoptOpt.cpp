@@ -46,11 +46,17 @@ MadeCandidate KoptOpt::make(const std::string &Source,
   return M;
 }
 
-MadeCandidate KoptOpt::parse(const std::string &Source) const {
+/// `kopt-opt --analyze SOURCE`: the analysis JSON, or the diagnostics.
+static eval::ProcessResult runAnalyze(const std::string &Program,
+                                      const std::string &Source) {
   eval::ProcessOptions O;
   O.TimeoutSeconds = KoptOptTimeoutSeconds;
   O.MaxCapturedBytes = 16 << 20;
-  eval::ProcessResult R = eval::runProcess({Program, "--analyze", Source}, O);
+  return eval::runProcess({Program, "--analyze", Source}, O);
+}
+
+MadeCandidate KoptOpt::parse(const std::string &Source) const {
+  eval::ProcessResult R = runAnalyze(Program, Source);
   MadeCandidate M;
   M.Ok = R.succeeded();
   if (!M.Ok)
@@ -61,10 +67,7 @@ MadeCandidate KoptOpt::parse(const std::string &Source) const {
 }
 
 std::string KoptOpt::analyze(const std::string &Source) const {
-  eval::ProcessOptions O;
-  O.TimeoutSeconds = KoptOptTimeoutSeconds;
-  O.MaxCapturedBytes = 16 << 20;
-  eval::ProcessResult R = eval::runProcess({Program, "--analyze", Source}, O);
+  eval::ProcessResult R = runAnalyze(Program, Source);
   return R.succeeded() ? R.Output : "";
 }
 

@@ -397,15 +397,14 @@ bool Loop::repairFailed() {
     for (Proposer *Pr : Proposers) {
       if (C.Proposer.rfind(Pr->name() + ":", 0) != 0)
         continue;
-      int Round = 1; // one more than the failed fixes above C
-      for (const Candidate *A = &C;
-           A->Proposer.rfind(Pr->name() + ": fix", 0) == 0;) {
+      // One more than the failed tries above C: a repair's parent is the
+      // try it repairs; a first try's parent was evaluated ok.
+      int Round = 1;
+      for (auto It = ById.find(C.ParentId);
+           It != ById.end() && (It->second->Status == "compile-error" ||
+                                It->second->Status == status::Invalid);
+           It = ById.find(It->second->ParentId))
         ++Round;
-        auto It = ById.find(A->ParentId);
-        if (It == ById.end())
-          break;
-        A = It->second;
-      }
       progress("asking " + Pr->name() + " to repair #" + std::to_string(C.Id));
       for (Proposal &Fix : Pr->repair(context(C), Round))
         Fixes.push_back(child(C, *Pr, Fix, C.Depth));

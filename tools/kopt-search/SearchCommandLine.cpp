@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace kopt::search {
@@ -119,6 +120,25 @@ bool parseList(const std::string &Text, std::vector<std::string> &Out) {
   return !Out.empty();
 }
 
+/// The options that take one string, and where it goes.
+const std::map<std::string, std::string CommandLine::*> StringOptions = {
+    {"--out", &CommandLine::Out},
+    {"--store", &CommandLine::Store},
+    {"--json", &CommandLine::Json},
+    {"--strategy", &CommandLine::Strategy},
+    {"--simulate", &CommandLine::Simulate},
+    {"--kopt-opt", &CommandLine::KoptOptPath},
+    {"--kopt-bench", &CommandLine::KoptBenchPath},
+    {"--arch", &CommandLine::Arch},
+    {"--llm-provider", &CommandLine::LLMProvider},
+    {"--llm-model", &CommandLine::LLMModel},
+    {"--llm-base-url", &CommandLine::LLMBaseUrl},
+    {"--llm-replay", &CommandLine::LLMReplay},
+    {"--llm-prompt", &CommandLine::LLMPrompt},
+    {"--llm-repair-prompt", &CommandLine::LLMRepairPrompt},
+    {"--llm-system", &CommandLine::LLMSystem},
+};
+
 } // namespace
 
 int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
@@ -151,20 +171,10 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
       std::cout << "kopt-search " KOPT_VERSION "\n";
       return 0;
     }
-    if (A == "--out" || A == "--store" || A == "--json" || A == "--strategy" ||
-        A == "--simulate" || A == "--kopt-opt" || A == "--kopt-bench" ||
-        A == "--arch") {
+    if (auto It = StringOptions.find(A); It != StringOptions.end()) {
       if (!Value())
         return usageError(A + " needs a value");
-      std::string &Target = A == "--out"          ? CL.Out
-                            : A == "--store"      ? CL.Store
-                            : A == "--json"       ? CL.Json
-                            : A == "--strategy"   ? CL.Strategy
-                            : A == "--simulate"   ? CL.Simulate
-                            : A == "--kopt-opt"   ? CL.KoptOptPath
-                            : A == "--kopt-bench" ? CL.KoptBenchPath
-                                                  : CL.Arch;
-      Target = Text;
+      CL.*It->second = Text;
       CL.OutGiven |= A == "--out";
     } else if (A == "--devices") {
       std::vector<std::string> Items;
@@ -205,20 +215,6 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
     } else if (A == "--proposers") {
       if (!Value() || !parseList(Text, CL.Proposers))
         return usageError("--proposers needs a list such as passes");
-    } else if (A == "--llm-provider" || A == "--llm-model" ||
-               A == "--llm-base-url" || A == "--llm-replay" ||
-               A == "--llm-prompt" || A == "--llm-repair-prompt" ||
-               A == "--llm-system") {
-      if (!Value())
-        return usageError(A + " needs a value");
-      std::string &Target = A == "--llm-provider"        ? CL.LLMProvider
-                            : A == "--llm-model"         ? CL.LLMModel
-                            : A == "--llm-base-url"      ? CL.LLMBaseUrl
-                            : A == "--llm-replay"        ? CL.LLMReplay
-                            : A == "--llm-prompt"        ? CL.LLMPrompt
-                            : A == "--llm-repair-prompt" ? CL.LLMRepairPrompt
-                                                         : CL.LLMSystem;
-      Target = Text;
     } else if (A == "--llm-budget-tokens" || A == "--llm-max-tokens") {
       if ((R = Number(N, 1, true)) >= 0)
         return R;

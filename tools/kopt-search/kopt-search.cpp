@@ -155,10 +155,10 @@ nlohmann::json llmSummary(Store &S, std::int64_t Problem) {
 /// Keeps what this search found for the prompts of later ones.
 void recordLesson(Store &S, const KoptOpt &Opt, const spec::Problem &P,
                   const SearchResult &R) {
-  if (!lessonOf(P.Name, R.Candidates, ""))
+  std::optional<Lesson> L = lessonOf(P.Name, R.Candidates, "");
+  if (!L)
     return;
-  auto L = lessonOf(P.Name, R.Candidates,
-                    kernelFeatures(Opt.analyze(P.sourcePath().string())));
+  L->Features = kernelFeatures(Opt.analyze(P.sourcePath().string()));
   if (!S.addLesson(*L))
     std::cerr << "kopt-search: warning: the store: " << S.lastError() << "\n";
 }
