@@ -255,8 +255,10 @@ TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
   return Out;
 }
 
-Expected<TranslatedFlags> loadCompileFlags(StringRef BuildDir,
-                                           StringRef SourceFile) {
+namespace {
+
+Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
+loadDatabase(StringRef BuildDir) {
   std::string Message;
   std::unique_ptr<clang::tooling::CompilationDatabase> DB =
       clang::tooling::CompilationDatabase::loadFromDirectory(BuildDir, Message);
@@ -264,6 +266,24 @@ Expected<TranslatedFlags> loadCompileFlags(StringRef BuildDir,
     return createStringError(inconvertibleErrorCode(),
                              "cannot load compilation database from '%s': %s",
                              BuildDir.str().c_str(), Message.c_str());
+  return std::move(DB);
+}
+
+} // namespace
+
+Expected<std::vector<std::string>> compileDatabaseFiles(StringRef BuildDir) {
+  auto DB = loadDatabase(BuildDir);
+  if (!DB)
+    return DB.takeError();
+  return (*DB)->getAllFiles();
+}
+
+Expected<TranslatedFlags> loadCompileFlags(StringRef BuildDir,
+                                           StringRef SourceFile) {
+  auto Loaded = loadDatabase(BuildDir);
+  if (!Loaded)
+    return Loaded.takeError();
+  std::unique_ptr<clang::tooling::CompilationDatabase> DB = std::move(*Loaded);
   std::vector<clang::tooling::CompileCommand> Commands =
       DB->getCompileCommands(SourceFile);
   if (Commands.empty())

@@ -21,6 +21,19 @@ std::string firstDiagnostic(Error E) {
 
 } // namespace
 
+std::string verifyText(const CudaFrontend &Frontend, ParsedSource &Current,
+                       StringRef NewCode, const SignatureMap &Signatures,
+                       ProgramInfo *NewInfo) {
+  if (Error E = Frontend.reparse(Current, NewCode))
+    return "the result does not parse: " + firstDiagnostic(std::move(E));
+  ProgramInfo Info = analyzeProgram(Current, Frontend.options().GpuArch);
+  std::string Rejected =
+      describeSignatureChange(Signatures, entrySignatures(Info));
+  if (Rejected.empty() && NewInfo)
+    *NewInfo = std::move(Info);
+  return Rejected;
+}
+
 Expected<RewriteOutcome> applyVerified(const CudaFrontend &Frontend,
                                        ParsedSource &Current, ProgramInfo &Info,
                                        const EditSet &Edits,
@@ -34,18 +47,9 @@ Expected<RewriteOutcome> applyVerified(const CudaFrontend &Frontend,
   }
   Out.Candidate = *NewCode;
   std::string OldCode = Current.Code;
-  if (Error E = Frontend.reparse(Current, *NewCode)) {
-    Out.Rejected =
-        "the result does not parse: " + firstDiagnostic(std::move(E));
-  } else {
-    ProgramInfo NewInfo = analyzeProgram(Current, Frontend.options().GpuArch);
-    Out.Rejected =
-        describeSignatureChange(Signatures, entrySignatures(NewInfo));
-    if (Out.Rejected.empty()) {
-      Info = std::move(NewInfo);
-      return Out;
-    }
-  }
+  Out.Rejected = verifyText(Frontend, Current, *NewCode, Signatures, &Info);
+  if (Out.Rejected.empty())
+    return Out;
   // The text before the edits parsed; it parses again.
   if (Error E = Frontend.reparse(Current, OldCode))
     return std::move(E);

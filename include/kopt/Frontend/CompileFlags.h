@@ -41,6 +41,10 @@ TranslatedFlags translateCompileCommand(const std::vector<std::string> &Argv,
 llvm::Expected<TranslatedFlags> loadCompileFlags(llvm::StringRef BuildDir,
                                                  llvm::StringRef SourceFile);
 
+/// The source files of BuildDir/compile_commands.json, as absolute paths.
+llvm::Expected<std::vector<std::string>>
+compileDatabaseFiles(llvm::StringRef BuildDir);
+
 } // namespace kopt
 
 #endif // KOPT_FRONTEND_COMPILEFLAGS_H

@@ -24,6 +24,15 @@ struct RewriteOutcome {
   std::string Candidate;
 };
 
+/// Re-parses Current in place with NewCode and compares the entry signatures
+/// with Signatures. Returns why NewCode is refused ("" when it is kept); on
+/// success Current (and *NewInfo, if given) describe NewCode. On a refusal
+/// Current holds a failed or refused parse: reparse it with a good text
+/// before using its ASTs again.
+std::string verifyText(const CudaFrontend &Frontend, ParsedSource &Current,
+                       llvm::StringRef NewCode, const SignatureMap &Signatures,
+                       ProgramInfo *NewInfo = nullptr);
+
 /// Applies Edits to Current's text, re-parses it in place and compares the
 /// entry signatures with Signatures. Kept: Current and Info describe the new
 /// text. Refused: Current and Info are restored to the text before. An error
