@@ -66,6 +66,20 @@ if kopt_search:
     if probe.returncode == 0:
         config.available_features.add("kopt-llm")
 
+# kopt-tidy and the clang-tidy module (builds with Clang); Debian's
+# clang-tidy-22, clang-apply-replacements-22 and pre-commit for their tests.
+if os.path.exists(os.path.join(config.kopt_tools_dir, "kopt-tidy")):
+    config.available_features.add("kopt-tidy")
+tidy_module = os.path.join(config.kopt_obj_root, "lib", "kopt-tidy-module.so")
+for feature, tool in (("clang-tidy", "clang-tidy-22"),
+                      ("clang-apply-replacements", "clang-apply-replacements-22"),
+                      ("pre-commit", "pre-commit"), ("git", "git")):
+    path = shutil.which(tool, path=config.environment["PATH"])
+    if path and (feature != "clang-tidy" or os.path.exists(tidy_module)):
+        config.available_features.add(feature)
+        config.substitutions.append(("%" + feature.replace("-", "_"), path))
+config.substitutions.append(("%kopt_tidy_module", tidy_module))
+
 def find_llvm_tool(name):
     if config.llvm_tools_dir:
         path = os.path.join(config.llvm_tools_dir, name)

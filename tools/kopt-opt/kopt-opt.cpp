@@ -1,6 +1,7 @@
 //===- kopt-opt.cpp - The kopt optimizer driver ---------------------------===//
 //
 // kopt-opt FILE.cu -passes=PIPELINE [-o OUT] [--diff] [-i] [-- clang flags]
+// kopt-opt FILE.cu -O  (the pipeline of the nearest .kopt.yaml, else default)
 //
 // Exit codes: 0 success, 1 input error (unreadable, unparsable or non-CUDA
 // input; unwritable output), 2 usage error (bad options or pipeline).
@@ -15,6 +16,7 @@
 #include "kopt/Pipeline/PassManager.h"
 #include "kopt/Pipeline/Pipeline.h"
 #include "kopt/Rewrite/UnifiedDiff.h"
+#include "kopt/Tidy/Config.h"
 
 #include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
@@ -42,7 +44,9 @@ cl::opt<std::string>
            cl::desc("Pass pipeline, e.g. "
                     "'launch-bounds,vectorize-loads{width=4}'"),
            cl::value_desc("pipeline"), cl::cat(Category));
-cl::opt<bool> OptDefault("O", cl::desc("Run the 'default' pipeline"),
+cl::opt<bool> OptDefault("O",
+                         cl::desc("Run the Pipeline of the nearest .kopt.yaml "
+                                  "above the input, else 'default'"),
                          cl::cat(Category));
 cl::opt<std::string> OutputFile("o", cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
@@ -216,9 +220,17 @@ int main(int argc, char **argv) {
     return Success;
   }
 
-  std::string PipelineText = OptDefault ? "default" : Passes.getValue();
+  std::string PipelineText = Passes.getValue();
   if (OptDefault && Passes.getNumOccurrences())
     return fail(UsageError, "-O and -passes are mutually exclusive");
+  if (OptDefault) {
+    // -O is what the project's .kopt.yaml says (docs/kopt-tidy.md).
+    Expected<TidyConfig> Config =
+        findConfig(InputFile.empty() ? std::string(".") : InputFile.getValue());
+    if (!Config)
+      return fail(InputError, toString(Config.takeError()));
+    PipelineText = Config->Pipeline.value_or("default");
+  }
   Pipeline P;
   if (!PipelineText.empty() || Passes.getNumOccurrences()) {
     Expected<Pipeline> Parsed = parsePipeline(PipelineText, builtinPasses());
