@@ -128,7 +128,17 @@ private:
     llvm::Expected<std::unique_ptr<FileChecker>> Checker =
         FileChecker::parse(Frontend, Path, Code);
     if (!Checker) {
-      Error = llvm::toString(Checker.takeError());
+      // One line: the side that failed and its first diagnostic.
+      llvm::handleAllErrors(
+          Checker.takeError(),
+          [&](const ParseError &PE) {
+            Error =
+                std::string(PE.Side == CudaSide::Device ? "device" : "host") +
+                "-side parse failed";
+            if (!PE.Diagnostics.empty())
+              Error += ": " + PE.Diagnostics.front();
+          },
+          [&](const llvm::ErrorInfoBase &E) { Error = E.message(); });
       return Out;
     }
     *Out = (*Checker)->run(Requests);
