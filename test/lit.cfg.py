@@ -79,6 +79,10 @@ for feature, tool in (("clang-tidy", "clang-tidy-22"),
         config.available_features.add(feature)
         config.substitutions.append(("%" + feature.replace("-", "_"), path))
 config.substitutions.append(("%kopt_tidy_module", tidy_module))
+# A one-node Slurm cluster for kopt-search's Slurm executor (slurm-wlm, munge).
+if all(shutil.which(t) for t in ("slurmctld", "slurmd", "munged", "sbatch",
+                                 "squeue", "scontrol", "scancel", "sinfo")):
+    config.available_features.add("slurm")
 
 def find_llvm_tool(name):
     if config.llvm_tools_dir:

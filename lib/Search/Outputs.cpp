@@ -118,6 +118,17 @@ json reportDocument(const spec::Problem &P, const SearchResult &R,
       Baselines[C.Proposer] = candidateJson(C);
   Doc["baselines"] = Baselines;
   Doc["best"] = Best ? candidateJson(*Best) : json(nullptr);
+  // Evaluations on several device models (a Slurm cluster of H100s and
+  // H200s) are ranked within each; "best" is the best of the model with
+  // the most successful evaluations.
+  std::map<std::string, const Candidate *> PerModel =
+      bestPerDeviceModel(R.Candidates);
+  if (PerModel.size() > 1) {
+    json Each = json::object();
+    for (const auto &[Model, C] : PerModel)
+      Each[Model.empty() ? "unknown" : Model] = candidateJson(*C);
+    Doc["best_per_device_model"] = Each;
+  }
   json Lineage = json::array();
   for (const Candidate *C = Best; C;) {
     Lineage.insert(Lineage.begin(), candidateJson(*C));

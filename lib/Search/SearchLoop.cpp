@@ -360,6 +360,10 @@ bool Loop::evaluateValidated() {
     progress("evaluating " + Ids);
     std::vector<std::string> Errors;
     std::vector<Evaluation> V = E.evaluate(P, Paths, Errors);
+    if (!Errors.empty() && O.Interrupted && O.Interrupted()) {
+      R.StoppedBy = "interrupted"; // an executor that gave up waiting
+      return false;
+    }
     if (!Errors.empty() || V.size() != Paths.size())
       return fail(Errors.empty() ? "the evaluator returned no verdicts"
                                  : Errors.front());

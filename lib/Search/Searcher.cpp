@@ -1,6 +1,8 @@
 //===- Searcher.cpp - Ranking, and the searchers by name ------------------===//
 #include "kopt/Search/Searcher.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <numeric>
 
@@ -40,14 +42,50 @@ rankCandidates(std::vector<const Candidate *> C) {
   return C;
 }
 
-const Candidate *bestCandidate(const std::vector<Candidate> &All) {
-  const Candidate *Best = nullptr;
-  for (const Candidate &C : All)
-    if (C.evaluatedOk() &&
-        (!Best || C.Eval->Speedup > Best->Eval->Speedup ||
-         (C.Eval->Speedup == Best->Eval->Speedup && C.steps() < Best->steps())))
-      Best = &C;
+std::string deviceModel(const Evaluation &E) {
+  nlohmann::json D =
+      nlohmann::json::parse(E.Device.empty() ? "{}" : E.Device, nullptr, false);
+  if (D.is_object() && D.contains("name") && D["name"].is_string() &&
+      !D["name"].get<std::string>().empty())
+    return D["name"].get<std::string>();
+  return E.Executor.rfind("simulate", 0) == 0 ? "simulated" : "";
+}
+
+std::string deviceNode(const Evaluation &E) {
+  nlohmann::json D =
+      nlohmann::json::parse(E.Device.empty() ? "{}" : E.Device, nullptr, false);
+  return D.is_object() && D.contains("node") && D["node"].is_string()
+             ? D["node"].get<std::string>()
+             : "";
+}
+
+std::map<std::string, const Candidate *>
+bestPerDeviceModel(const std::vector<Candidate> &All) {
+  std::map<std::string, const Candidate *> Best;
+  for (const Candidate &C : All) {
+    if (!C.evaluatedOk())
+      continue;
+    const Candidate *&B = Best[deviceModel(*C.Eval)];
+    if (!B || C.Eval->Speedup > B->Eval->Speedup ||
+        (C.Eval->Speedup == B->Eval->Speedup && C.steps() < B->steps()))
+      B = &C;
+  }
   return Best;
+}
+
+const Candidate *bestCandidate(const std::vector<Candidate> &All) {
+  // Speedups of different device models are not comparable: the best is
+  // the best on the model with the most successful evaluations.
+  std::map<std::string, int> OkPerModel;
+  for (const Candidate &C : All)
+    if (C.evaluatedOk())
+      ++OkPerModel[deviceModel(*C.Eval)];
+  if (OkPerModel.empty())
+    return nullptr;
+  auto Primary = std::max_element(
+      OkPerModel.begin(), OkPerModel.end(),
+      [](const auto &A, const auto &B) { return A.second < B.second; });
+  return bestPerDeviceModel(All).at(Primary->first);
 }
 
 int Candidate::steps() const {

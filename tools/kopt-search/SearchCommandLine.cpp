@@ -53,6 +53,22 @@ SEARCH OPTIONS
   --jobs N               kopt-opt processes side by side (default: cores).
   --keep-work            Keep DIR/work (candidate sources and remarks).
 
+CLUSTER (docs/slurm.md)
+  --executor E           local (default: workers on --devices) or slurm:
+                         each batch of evaluations is a Slurm job array, one
+                         task per candidate; --out must be on a file system
+                         the nodes share. With --simulate the tasks run the
+                         model instead of a GPU.
+  --partition P          sbatch --partition.
+  --gres G               sbatch --gres per task (default gpu:1; "" for none).
+  --max-jobs N           Tasks in flight at once (default 8).
+  --sbatch-arg ARG       One more sbatch argument (repeatable), e.g.
+                         --sbatch-arg=--time=00:10:00.
+  --slurm-retries N      Resubmissions of a task that ended without a
+                         verdict (preempted, cancelled, timed out, node
+                         failure) before it is recorded as slurm-STATE (2).
+  --slurm-poll-s S       Seconds between squeue polls (5).
+
 LLM PROPOSER (--proposers ...,llm; docs/llm.md)
   --llm-provider P       openai (default; also vLLM, llama.cpp's server and
                          other OpenAI-compatible servers) or anthropic.
@@ -91,8 +107,10 @@ EXIT CODES
   1  the problem is at fault: its reference fails, or no candidate is ok
   2  usage error, unreadable problem, a store that is not a kopt-search
      store, an unwritable --out or store
-  130  interrupted (SIGINT): the running evaluation finished, the outputs
-     are written; run the same command again to resume
+  130  interrupted (SIGINT): the running evaluation finished (with
+     --executor slurm: its tasks were cancelled), the outputs are written;
+     run the same command again to resume (a killed search's Slurm tasks
+     that still run are adopted, not submitted again)
 )";
 
 int usageError(const std::string &Message) {
@@ -137,6 +155,9 @@ const std::map<std::string, std::string CommandLine::*> StringOptions = {
     {"--llm-prompt", &CommandLine::LLMPrompt},
     {"--llm-repair-prompt", &CommandLine::LLMRepairPrompt},
     {"--llm-system", &CommandLine::LLMSystem},
+    {"--executor", &CommandLine::Executor},
+    {"--partition", &CommandLine::Partition},
+    {"--gres", &CommandLine::Gres},
 };
 
 } // namespace
@@ -234,6 +255,24 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
       if ((R = Number(N, 0, false)) >= 0)
         return R;
       CL.LLMTimeoutSeconds = N;
+    } else if (A == "--max-jobs") {
+      if ((R = Number(N, 1, true)) >= 0)
+        return R;
+      CL.MaxJobs = (int)N;
+    } else if (A == "--slurm-retries") {
+      if ((R = Number(N, 0, true)) >= 0)
+        return R;
+      CL.SlurmRetries = (int)N;
+    } else if (A == "--slurm-poll-s") {
+      if ((R = Number(N, 0, false)) >= 0)
+        return R;
+      CL.SlurmPollSeconds = N;
+    } else if (A == "--sbatch-arg" || A.rfind("--sbatch-arg=", 0) == 0) {
+      if (A == "--sbatch-arg" && !Value())
+        return usageError("--sbatch-arg needs a value");
+      CL.SbatchArgs.push_back(
+          A == "--sbatch-arg" ? Text
+                              : A.substr(std::string("--sbatch-arg=").size()));
     } else if (A == "--llm-no-profile") {
       CL.LLMProfile = false;
     } else if (A == "--llm-print-template") {
@@ -280,6 +319,9 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
                       "STORE)");
   if (CL.DryRun && !CL.Simulate.empty())
     return usageError("--dry-run and --simulate exclude each other");
+  if (CL.Executor != "local" && CL.Executor != "slurm")
+    return usageError("unknown executor '" + CL.Executor +
+                      "' (known: local, slurm)");
   return -1;
 }
 

@@ -32,6 +32,11 @@ struct CommandLine {
       LLMMaxRetries = 4;
   double LLMTimeoutSeconds = 300;
   bool LLMPrintTemplate = false, LLMProfile = true;
+  // Where evaluations run: local workers, or Slurm job arrays.
+  std::string Executor = "local", Partition, Gres = "gpu:1";
+  std::vector<std::string> SbatchArgs;
+  int MaxJobs = 8, SlurmRetries = 2;
+  double SlurmPollSeconds = 5;
 };
 
 extern const char *HelpText;

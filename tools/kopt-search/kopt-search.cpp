@@ -19,6 +19,7 @@
 #include "kopt/Search/Proposer.h"
 #include "kopt/Search/Recipe.h"
 #include "kopt/Search/SearchSpace.h"
+#include "kopt/Search/Slurm.h"
 #include "kopt/Search/Store.h"
 #include "kopt/Spec/DType.h"
 #include "kopt/Spec/ProblemParser.h"
@@ -51,6 +52,7 @@ void onSignal(int Signal) {
     return;
   }
   eval::killAllChildren();
+  cancelSlurmJobsFromSignal();
   _exit(128 + Signal);
 }
 
@@ -196,6 +198,24 @@ int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
                           : createSimulatedExecutor(CL.Simulate, EO, Error);
   if (!Exec)
     return usageError("--simulate: " + Error);
+  if (CL.Executor == "slurm" && !CL.DryRun) {
+    SlurmOptions SO;
+    SO.Partition = CL.Partition;
+    SO.Gres = CL.Gres;
+    SO.MaxJobs = CL.MaxJobs;
+    SO.SbatchArgs = CL.SbatchArgs;
+    SO.Retries = CL.SlurmRetries;
+    SO.PollSeconds = CL.SlurmPollSeconds;
+    SO.Dir = (OutDir / "slurm").string();
+    SO.TaskProgram = eval::currentExecutable();
+    SO.ProblemPath = fs::absolute(P.SpecPath).string();
+    SO.Model = CL.Simulate.empty() ? "gpu" : CL.Simulate;
+    SO.Interrupted = [] { return Interrupted.load(); };
+    SO.Log = [](const std::string &M) {
+      std::cerr << "\nkopt-search: " << M << "\n";
+    };
+    Exec = createSlurmExecutor(SO, EO, std::move(Exec));
+  }
   SearcherOptions SO{CL.BeamWidth, CL.Seed};
   std::unique_ptr<Searcher> Strategy = createSearcher(CL.Strategy, SO);
   std::vector<std::unique_ptr<Proposer>> Owned;
@@ -295,10 +315,25 @@ int show(const CommandLine &CL, Store &S) {
       std::printf("  best: none evaluated ok\n");
       continue;
     }
+    std::map<std::string, const Candidate *> PerModel = bestPerDeviceModel(All);
+    if (PerModel.size() > 1)
+      std::printf("  ranked within each device model; best is on %s, the "
+                  "model with the most evaluations\n",
+                  deviceModel(*Best->Eval).c_str());
+    for (const auto &[Model, C] : PerModel) {
+      if (PerModel.size() > 1 && C == Best)
+        continue;
+      if (PerModel.size() > 1)
+        std::printf("  best on %s: #%lld %.3fx [%.3f, %.3f]\n", Model.c_str(),
+                    (long long)C->Id, C->Eval->Speedup, C->Eval->SpeedupLow,
+                    C->Eval->SpeedupHigh);
+    }
+    std::string Node = deviceNode(*Best->Eval);
     std::printf(
-        "  best: #%lld %.3fx [%.3f, %.3f] (%s): %s\n", (long long)Best->Id,
+        "  best: #%lld %.3fx [%.3f, %.3f] (%s%s): %s\n", (long long)Best->Id,
         Best->Eval->Speedup, Best->Eval->SpeedupLow, Best->Eval->SpeedupHigh,
         Best->Eval->Executor.c_str(),
+        Node.empty() ? "" : (" on " + Node).c_str(),
         Best->Recipe.empty() ? "(original source)" : Best->Recipe.c_str());
     std::string Lineage;
     for (const Candidate *C = Best; C;) {
@@ -357,6 +392,9 @@ int exportStore(const CommandLine &CL, Store &S) {
 } // namespace
 
 int main(int Argc, char **Argv) {
+  // A Slurm task (docs/slurm.md): evaluate one candidate of a manifest.
+  if (Argc == 4 && std::string(Argv[1]) == "__slurm-task")
+    return runSlurmTask(Argv[2], std::atoi(Argv[3]));
   CommandLine CL;
   if (int Code = parseCommandLine({Argv + 1, Argv + Argc}, CL); Code >= 0)
     return Code;

@@ -86,3 +86,36 @@ TEST(SearcherTest, BestIgnoresFailures) {
   ASSERT_NE(Best, nullptr);
   EXPECT_EQ(Best->Id, 1);
 }
+
+TEST(SearcherTest, BestIsRankedWithinOneDeviceModel) {
+  auto On = [](Candidate C, const std::string &Model, const std::string &Node) {
+    C.Eval->Device =
+        "{\"name\": \"" + Model + "\", \"node\": \"" + Node + "\"}";
+    return C;
+  };
+  // The H200 measured a higher speedup, but most evaluations ran on H100s:
+  // the best is the H100's best; each model keeps its own.
+  std::vector<Candidate> All{On(measured(1, "", 1.0, 0.0), "H100", "n1"),
+                             On(measured(2, "a", 1.5, 0.0), "H100", "n2"),
+                             On(measured(3, "b", 2.0, 0.0), "H200", "n3")};
+  const Candidate *Best = bestCandidate(All);
+  ASSERT_NE(Best, nullptr);
+  EXPECT_EQ(Best->Id, 2);
+  EXPECT_EQ(deviceModel(*Best->Eval), "H100");
+  EXPECT_EQ(deviceNode(*Best->Eval), "n2");
+  std::map<std::string, const Candidate *> Each = bestPerDeviceModel(All);
+  ASSERT_EQ(Each.size(), 2u);
+  EXPECT_EQ(Each.at("H200")->Id, 3);
+  EXPECT_EQ(Each.at("H100")->Id, 2);
+}
+
+TEST(SearcherTest, DeviceModelOfSimulatedAndUnknownEvaluations) {
+  Evaluation E;
+  E.Executor = "simulate:cost";
+  EXPECT_EQ(deviceModel(E), "simulated");
+  E.Executor = "gpu";
+  EXPECT_EQ(deviceModel(E), "");
+  E.Device = "not json";
+  EXPECT_EQ(deviceModel(E), "");
+  EXPECT_EQ(deviceNode(E), "");
+}

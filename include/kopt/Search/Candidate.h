@@ -22,6 +22,13 @@ struct Evaluation {
 };
 
 /// Candidate statuses before the GPU, in the order they are reached.
+/// The device model an evaluation ran on ("NVIDIA H100 80GB HBM3",
+/// "simulated"), from its device record; "" when unknown. Speedups are
+/// compared only within one model.
+std::string deviceModel(const Evaluation &E);
+/// The node it ran on, when the executor recorded one (Slurm).
+std::string deviceNode(const Evaluation &E);
+
 namespace status {
 inline constexpr const char *Pending = "pending"; // proposed, not made
 inline constexpr const char *Invalid = "invalid"; // kopt-opt refused it

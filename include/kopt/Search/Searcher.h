@@ -11,6 +11,7 @@
 #include "kopt/Search/Candidate.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ std::vector<const Candidate *> rankCandidates(std::vector<const Candidate *> C);
 
 /// The best candidate evaluated ok (highest speedup), or nullptr.
 const Candidate *bestCandidate(const std::vector<Candidate> &All);
+/// The best evaluated-ok candidate of each device model (deviceModel()).
+std::map<std::string, const Candidate *>
+bestPerDeviceModel(const std::vector<Candidate> &All);
 
 std::unique_ptr<Searcher> createBeamSearcher(const SearcherOptions &O);
 std::unique_ptr<Searcher> createExhaustiveSearcher(const SearcherOptions &O);
