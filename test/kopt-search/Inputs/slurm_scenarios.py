@@ -142,6 +142,15 @@ def main():
             rc, len(still), log_has(out, "adopted Slurm task"), len(journal(out)) - before,
             json.dumps(statuses(out), sort_keys=True)))
 
+        # Ctrl-C: the batch's tasks are cancelled, the outputs written, 130.
+        out = os.path.join(work, "int")
+        proc = search(out, problem, slow(20000, 2), background=True)
+        wait_running()
+        proc.send_signal(signal.SIGINT)
+        rc = wait_exit(proc, 60)
+        print("int: rc=%d queue-empty=%s report=%s" % (
+            rc, not queue(), os.path.exists(os.path.join(out, "report.json"))))
+
         # SIGTERM cancels the search's tasks.
         out = os.path.join(work, "term")
         proc = search(out, problem, slow(20000, 2), background=True)
