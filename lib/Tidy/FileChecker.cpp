@@ -39,7 +39,8 @@ private:
   size_t Size;
 };
 
-/// The main-file character range of each kernel's definition.
+/// A main-file character range that belongs to a kernel: its definition or
+/// one of its launches.
 struct KernelRange {
   std::string Name;
   unsigned Begin, End;
@@ -137,8 +138,11 @@ std::vector<Finding> FileChecker::runPass(const CheckRequest &R,
     auto It = FirstWarning.find(Owner);
     if (It == FirstWarning.end())
       continue;
-    // Edits of one pass never overlap (EditSet refuses that).
-    cantFail(Out[It->second].Fix.add(Rep));
+    // Edits of one pass never overlap (EditSet refuses that); should a
+    // subset still not merge, run() finds the fix-it's edits incomplete
+    // when it verifies them, or this edit is simply not offered.
+    if (Error E = Out[It->second].Fix.add(Rep))
+      consumeError(std::move(E));
   }
 
   // NOLINT drops a diagnostic and the edits it carries.

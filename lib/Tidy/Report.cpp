@@ -34,15 +34,14 @@ void printFinding(raw_ostream &OS, const Finding &F, StringRef Code,
 
 std::string exportFixesYaml(ArrayRef<Finding> Findings,
                             StringRef MainSourceFile, StringRef BuildDirectory,
-                            const CheckGlob &WarningsAsErrors) {
+                            function_ref<bool(const Finding &)> AsError) {
   clang::tooling::TranslationUnitDiagnostics TU;
   TU.MainSourceFile = MainSourceFile.str();
   for (const Finding &F : Findings) {
     auto Level = clang::tooling::Diagnostic::Remark;
     if (F.Severity == Finding::Warning)
-      Level = WarningsAsErrors.contains(F.Check)
-                  ? clang::tooling::Diagnostic::Error
-                  : clang::tooling::Diagnostic::Warning;
+      Level = AsError(F) ? clang::tooling::Diagnostic::Error
+                         : clang::tooling::Diagnostic::Warning;
     clang::tooling::Diagnostic D(F.Check, Level, BuildDirectory);
     D.Message.Message = F.Message;
     D.Message.FilePath = F.File;

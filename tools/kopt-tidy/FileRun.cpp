@@ -149,6 +149,7 @@ FileOutcome runFile(const FileJob &Job, const TidySettings &S) {
   }
   for (const Finding &F : Out.Findings) {
     bool AsError = F.Severity == Finding::Warning && AsErrors.contains(F.Check);
+    Out.AsError.push_back(AsError);
     printFinding(OS, F, Code, AsError);
     if (F.Severity == Finding::Note)
       ++Out.Notes;

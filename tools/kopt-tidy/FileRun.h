@@ -35,6 +35,7 @@ struct FileJob {
 struct FileOutcome {
   std::string Diagnostics; ///< printed, in file order
   std::vector<Finding> Findings;
+  std::vector<bool> AsError; ///< per finding: a warning made an error
   unsigned Warnings = 0, WarningsAsErrors = 0, Notes = 0;
   unsigned FixesApplied = 0;
   bool Failed = false; ///< the file could not be read, configured or parsed

@@ -277,6 +277,7 @@ int main(int argc, char **argv) {
 
   unsigned Warnings = 0, AsErrors = 0, Notes = 0, Failed = 0, Fixed = 0;
   std::vector<Finding> All;
+  std::vector<bool> AllAsError;
   for (FileOutcome &O : Outcomes) {
     outs() << O.Diagnostics;
     Warnings += O.Warnings;
@@ -285,15 +286,16 @@ int main(int argc, char **argv) {
     Failed += O.Failed;
     Fixed += O.FixesApplied;
     append_range(All, std::move(O.Findings));
+    append_range(AllAsError, O.AsError);
   }
   outs().flush();
 
   int Exit = (Failed || AsErrors) ? 1 : 0;
   if (!ExportFixes.empty()) {
-    CheckGlob AsErrorGlob(WarningsAsErrors);
     std::string Yaml = exportFixesYaml(
         All, JobsList.size() == 1 ? JobsList.front().Path : "",
-        JobsList.empty() ? "" : JobsList.front().BuildDirectory, AsErrorGlob);
+        JobsList.empty() ? "" : JobsList.front().BuildDirectory,
+        [&](const Finding &F) { return AllAsError[&F - All.data()]; });
     std::error_code EC;
     raw_fd_ostream OS(ExportFixes, EC, sys::fs::OF_Text);
     if (EC)

@@ -7,6 +7,7 @@
 #include "kopt/Tidy/FileChecker.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -21,11 +22,11 @@ void printFinding(llvm::raw_ostream &OS, const Finding &F, llvm::StringRef Code,
 
 /// Findings as clang-tidy's --export-fixes YAML (what
 /// clang-apply-replacements reads): warnings with their fix-its, notes as
-/// remarks. WarningsAsErrors marks the warnings it matches as errors.
+/// remarks; warnings for which AsError says so are errors.
 std::string exportFixesYaml(llvm::ArrayRef<Finding> Findings,
                             llvm::StringRef MainSourceFile,
                             llvm::StringRef BuildDirectory,
-                            const CheckGlob &WarningsAsErrors);
+                            llvm::function_ref<bool(const Finding &)> AsError);
 
 } // namespace kopt
 
