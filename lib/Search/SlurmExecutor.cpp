@@ -320,6 +320,8 @@ SlurmExecutor::evaluate(const spec::Problem &P,
   if (!Errors.empty())
     return {};
 
+  constexpr int MaxQueueFailures = 30;
+  int QueueFailures = 0;
   auto activeJobs = [&] {
     std::set<std::string> J;
     for (const auto &[Task, Sha] : Watched)
@@ -351,9 +353,17 @@ SlurmExecutor::evaluate(const spec::Problem &P,
       break;
     }
     if (!slurm::liveTasks(activeJobs(), Live, Error)) {
+      // slurmctld may be restarting; a queue that stays unreadable is an
+      // error (the tasks keep running, and a restart adopts them).
+      if (++QueueFailures >= MaxQueueFailures) {
+        Errors.push_back(Error + " (" + std::to_string(QueueFailures) +
+                         " times in a row)");
+        break;
+      }
       log(Error + "; trying again");
       continue;
     }
+    QueueFailures = 0;
     for (auto It = Watched.begin(); It != Watched.end();) {
       auto [Task, Sha] = *It;
       if (Live.count(Task)) {
