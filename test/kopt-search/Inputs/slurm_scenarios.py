@@ -59,6 +59,14 @@ def wait_exit(proc, timeout=180):
         raise SystemExit("kopt-search did not finish in %d s" % timeout)
 
 
+def wait_empty_queue(timeout=30):
+    """scancel returns before slurmd has ended the tasks: wait for that."""
+    end = time.time() + timeout
+    while queue() and time.time() < end:
+        time.sleep(0.2)
+    return not queue()
+
+
 def log_has(out, text):
     return text in open(out + ".log").read()
 
@@ -129,15 +137,16 @@ def main():
             json.dumps(statuses(out), sort_keys=True)))
 
         # SIGKILL while tasks run, then the same command: it adopts them.
+        # (Tasks long enough to outlive the restart on a loaded machine.)
         out = os.path.join(work, "adopt")
-        proc = search(out, problem, slow(4000, 2), background=True)
+        proc = search(out, problem, slow(10000, 2), background=True)
         wait_running()
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         before = len(journal(out))
         still = sorted(queue())
         os.rename(out + ".log", out + ".first.log")
-        rc = search(out, problem, slow(4000, 2))
+        rc = search(out, problem, slow(10000, 2))
         print("adopt: rc=%d tasks-left-running=%d adopted=%s submissions-after-restart=%d statuses=%s" % (
             rc, len(still), log_has(out, "adopted Slurm task"), len(journal(out)) - before,
             json.dumps(statuses(out), sort_keys=True)))
@@ -148,8 +157,9 @@ def main():
         wait_running()
         proc.send_signal(signal.SIGINT)
         rc = wait_exit(proc, 60)
+        drained = wait_empty_queue()
         print("int: rc=%d queue-empty=%s report=%s" % (
-            rc, not queue(), os.path.exists(os.path.join(out, "report.json"))))
+            rc, drained, os.path.exists(os.path.join(out, "report.json"))))
 
         # SIGTERM cancels the search's tasks.
         out = os.path.join(work, "term")
@@ -157,10 +167,7 @@ def main():
         wait_running()
         proc.send_signal(signal.SIGTERM)
         rc = wait_exit(proc, 60)
-        end = time.time() + 30
-        while queue() and time.time() < end:
-            time.sleep(0.2)
-        print("term: rc=%d queue-empty=%s" % (rc, not queue()))
+        print("term: rc=%d queue-empty=%s" % (rc, wait_empty_queue()))
     finally:
         run([sys.executable, os.path.join(HERE, "slurm_cluster.py"), "stop", cluster])
 
