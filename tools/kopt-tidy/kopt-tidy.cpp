@@ -233,10 +233,13 @@ int main(int argc, char **argv) {
       TranslatedFlags T = translateFixed(FixedArgs, Job.Path);
       Job.ClangArgs = T.ClangArgs;
       Job.GpuArch = T.GpuArch;
-    } else if (!BuildDir.empty()) {
-      if (!sys::fs::exists(Job.Path))
+    } else if (!BuildDir.empty() && !sys::fs::exists(Job.Path)) {
+      // A named file that is missing is that file's error (runFile); one
+      // the database names is the database's.
+      if (Files.empty())
         return fail("'" + Job.Path + "' (from " + BuildDir +
                     "/compile_commands.json) does not exist");
+    } else if (!BuildDir.empty()) {
       Expected<TranslatedFlags> T = loadCompileFlags(BuildDir, Job.Path);
       if (!T)
         return fail(toString(T.takeError()));
