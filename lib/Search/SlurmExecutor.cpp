@@ -11,6 +11,7 @@
 #include "SlurmCommands.h"
 
 #include "kopt/Eval/Sha256.h"
+#include "kopt/Search/Outputs.h"
 #include "kopt/Search/Slurm.h"
 #include "kopt/Spec/ProblemParser.h"
 
@@ -40,17 +41,8 @@ std::optional<std::string> readFile(const fs::path &P) {
 }
 
 bool writeAtomically(const fs::path &P, const std::string &Text) {
-  fs::path Temp = P;
-  Temp += ".tmp-" + std::to_string(getpid());
-  {
-    std::ofstream Out(Temp, std::ios::binary);
-    Out << Text;
-    if (!Out.flush())
-      return false;
-  }
-  std::error_code EC;
-  fs::rename(Temp, P, EC);
-  return !EC;
+  std::string Error;
+  return writeFileAtomically(P.string(), Text, Error);
 }
 
 json toJSON(const Evaluation &E) {
