@@ -16,6 +16,7 @@ import datetime
 import glob
 import html
 import json
+import math
 import os
 import sys
 
@@ -104,10 +105,56 @@ def search_row(search_dir, name):
     recipe_path = os.path.join(search_dir, name + ".recipe.txt")
     recipe = (open(recipe_path).read().strip()
               if os.path.exists(recipe_path) else None)
-    return {"status": rec.get("status"), "speedup": t.get("speedup"),
-            "speedup_ci95": t.get("speedup_ci95"),
-            "median_ms": (t.get("candidate") or {}).get("median_ms"),
-            "recipe": recipe}
+    row = {"status": rec.get("status"), "speedup": t.get("speedup"),
+           "speedup_ci95": t.get("speedup_ci95"),
+           "median_ms": (t.get("candidate") or {}).get("median_ms"),
+           "recipe": recipe}
+    # kopt-search's own report: how the search ended and what it spent.
+    report_path = os.path.join(search_dir, name + ".report.json")
+    if os.path.exists(report_path):
+        report = load(report_path)
+        for key in ("stopped_by", "evaluations", "gpu_seconds"):
+            if key in report:
+                row[key] = report[key]
+    return row
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def target_notes(problems, names):
+    """The search issue's measures over the rows that have them: geomean
+    speedup of -O and of search over naive, problems where search is below
+    -O with disjoint intervals, and evaluations per GPU-minute."""
+    both = [n for n in names
+            if (problems[n].get("search") or {}).get("speedup") and
+            (problems[n].get("kopt") or {}).get("speedup")]
+    if not both:
+        return []
+    opt = [problems[n]["kopt"]["speedup"] for n in both]
+    found = [problems[n]["search"]["speedup"] for n in both]
+    notes = ["Over the %d problems with both a -O and a search speedup: "
+             "geomean over naive %.3fx for -O, %.3fx for search." % (
+                 len(both), geomean(opt), geomean(found))]
+    below = []
+    for n in both:
+        s_hi = (problems[n]["search"].get("speedup_ci95") or [None, None])[1]
+        o_lo = (problems[n]["kopt"].get("speedup_ci95") or [None, None])[0]
+        if isinstance(s_hi, (int, float)) and isinstance(o_lo, (int, float)) \
+                and s_hi < o_lo:
+            below.append(n)
+    notes.append("Search below -O (intervals disjoint): %s." % (
+        ", ".join(below) if below else "none"))
+    spent = [problems[n]["search"] for n in names
+             if (problems[n].get("search") or {}).get("gpu_seconds")]
+    if spent:
+        evals = sum(s.get("evaluations", 0) for s in spent)
+        gpu_s = sum(s["gpu_seconds"] for s in spent)
+        notes.append("Evaluations per GPU-minute: %.1f (%d evaluations in "
+                     "%.0f GPU-s over %d searches)." % (
+                         60 * evals / gpu_s, evals, gpu_s, len(spent)))
+    return notes
 
 
 def search_cell(row):
@@ -251,11 +298,12 @@ def render(args):
             "%s: device %d" % (n, problems[n]["device_index"] + 1)
             for n in names) + ". Each row was measured on one machine.")
     dates = sorted({problems[n]["date"] for n in names})
-    kopt_opt = {json.dumps(problems[n].get("kopt_opt"), sort_keys=True)
-                for n in names}
+    # One -O pipeline is listed once, even when the runs used several
+    # builds of kopt-opt (their hashes are in the JSON).
+    pipelines = sorted({(problems[n].get("kopt_opt") or {}).get("pipeline", "?")
+                        for n in names})
     notes.append("Measured %s with bench/gpu-bench. kopt -O: %s. PyTorch %s." % (
-        ", ".join(dates), "; ".join(
-            (json.loads(s) or {}).get("pipeline", "?") for s in kopt_opt),
+        ", ".join(dates), "; ".join(pipelines),
         ", ".join(sorted({str(problems[n].get("torch_version")) for n in names}))))
     # The harness times the naive kernel too, through ctypes: where that
     # differs from kopt-bench's time, its PyTorch times carry the same bias.
@@ -281,6 +329,7 @@ def render(args):
               for n in names if "error" in (problems[n].get("torch") or {})]
     if errors:
         notes.append("PyTorch not measured: " + "; ".join(errors) + ".")
+    notes += target_notes(problems, names)
     md = "\n".join(lines) + "\n\n" + "\n\n".join(notes) + "\n"
 
     merged = {"tool": "bench/gpu-bench", "devices": devices,
