@@ -1,0 +1,461 @@
+//===- Coalesce.cpp - Stage strided stores through shared memory ----------===//
+//
+// A 2D kernel that reads one element per thread contiguously along
+// threadIdx.x and writes it where neighbouring threads land far apart
+// (`out[c * rows + r] = in[r * cols + c]`, a transpose or permute) spends a
+// 32-byte sector per element on the write side. The pass stages the block's
+// values through a shared-memory tile and lets each thread write an element
+// of another thread, chosen so that consecutive threads walk threadIdx.y:
+//
+//   phase 1  the body as written, its store replaced by
+//            tile[threadIdx.y][threadIdx.x] = value
+//   barrier
+//   phase 2  the body as written for the thread (ty, tx) = (t % blockDim.y,
+//            t / blockDim.y), t the thread's linear index, its value read
+//            from tile[ty][tx]
+//
+// The tile's rows are padded so that phase 2's column reads fall in distinct
+// banks. The body runs unchanged when blockDim.z is not 1 (run-time check,
+// uniform across the block, so the barrier is reached by all or none).
+//
+// Legality. The kernel body is declarations followed by one store, possibly
+// under an `if` without else; its only memory accesses are that store and
+// one load in the stored value; it does not leave early, synchronize, talk
+// to its warp, use threadIdx.z, call functions other than the toolkit's
+// (whose results depend on their arguments only) or modify a variable. Then
+// every thread of the block evaluates the same guard and indices in phase 2
+// as the thread it stands in for did, so the block writes the same values
+// to the same addresses; all of the block's loads happen before all of its
+// stores, which is one interleaving of the original threads (each of which
+// loads before it stores), so the rewrite is safe even when the pointers
+// alias. It fires only where it helps: the load is contiguous along
+// threadIdx.x, the store is not, and the store's index advances by one with
+// threadIdx.y.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Options.h"
+#include "SourceLayout.h"
+#include "kopt/Analysis/AffineForm.h"
+#include "kopt/Analysis/BodyHazards.h"
+#include "kopt/Analysis/IndexClassifier.h"
+#include "kopt/Pass/Pass.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <functional>
+
+using namespace clang;
+using namespace llvm;
+
+namespace kopt {
+
+namespace {
+
+/// Shared-memory tile elements: blockDim.y * (blockDim.x + pad) is at most
+/// 1024 + 1024 for any block of at most 1024 threads.
+constexpr unsigned TileCapacity = 2048;
+
+/// Calls Fn on S and its descendants, in source order; a CUDA builtin
+/// (`threadIdx.x`) is one node whose inside is not visited.
+void walk(const Stmt *S, const std::function<void(const Stmt *)> &Fn) {
+  if (!S)
+    return;
+  Fn(S);
+  if (const auto *E = dyn_cast<Expr>(S); E && matchBuiltin(E))
+    return;
+  if (const auto *PO = dyn_cast<PseudoObjectExpr>(S))
+    return walk(PO->getSyntacticForm(), Fn);
+  for (const Stmt *C : S->children())
+    walk(C, Fn);
+}
+
+/// A pointer parameter subscripted directly: `p[i]`.
+const ParmVarDecl *subscriptedParam(const ArraySubscriptExpr *A) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(A->getBase()->IgnoreParenImpCasts());
+  const auto *P = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+  return P && P->getType()->isPointerType() ? P : nullptr;
+}
+
+/// Locals followed to their initializers at most this deep (`int x = x;`
+/// parses).
+constexpr unsigned MaxDepth = 16;
+
+/// True when E, or the initializer of a local it reads, mentions
+/// threadIdx's dimension Dim (or the locals nest too deep to tell).
+bool mentionsThreadIdx(const Expr *E, unsigned Dim, const Stmt *Scope,
+                       unsigned Depth = 0) {
+  if (Depth > MaxDepth)
+    return true;
+  bool Found = false;
+  walk(E, [&](const Stmt *S) {
+    const auto *X = dyn_cast<Expr>(S);
+    if (!X || Found)
+      return;
+    if (isBuiltin(X, BuiltinVar::ThreadIdx, Dim))
+      Found = true;
+    else if (isa<DeclRefExpr>(X) && followLocalInit(X, Scope) != X)
+      Found =
+          mentionsThreadIdx(followLocalInit(X, Scope), Dim, Scope, Depth + 1);
+  });
+  return Found;
+}
+
+/// Top-level addends of an index, through + and - and locals' initializers,
+/// each with its sign.
+void addends(const Expr *E, const Stmt *Scope, int Sign,
+             SmallVectorImpl<std::pair<const Expr *, int>> &Out,
+             unsigned Depth = 0) {
+  E = stripCasts(E)->IgnoreParens();
+  if (const auto *B = dyn_cast<BinaryOperator>(E);
+      B && (B->getOpcode() == BO_Add || B->getOpcode() == BO_Sub)) {
+    addends(B->getLHS(), Scope, Sign, Out, Depth);
+    addends(B->getRHS(), Scope, B->getOpcode() == BO_Sub ? -Sign : Sign, Out,
+            Depth);
+    return;
+  }
+  if (const Expr *Init = followLocalInit(E, Scope);
+      Init != E && Depth < MaxDepth)
+    return addends(Init, Scope, Sign, Out, Depth + 1);
+  Out.push_back({E, Sign});
+}
+
+/// The index moves to the next element from one threadIdx.<Dim> to the
+/// next: one addend holds that index with coefficient +1 and is otherwise
+/// the same for all threads of the block; no other addend mentions it.
+bool contiguousAlong(const Expr *Index, unsigned Dim, const Stmt *Scope,
+                     const ASTContext &Ctx) {
+  SmallVector<std::pair<const Expr *, int>, 4> Parts;
+  addends(Index, Scope, 1, Parts);
+  unsigned Holding = 0;
+  for (auto [Part, Sign] : Parts) {
+    if (!mentionsThreadIdx(Part, Dim, Scope))
+      continue;
+    ++Holding;
+    AffineContext A(Ctx, Scope);
+    std::optional<AffineForm> F = A.build(Part);
+    if (!F)
+      return false;
+    unsigned Tid = A.builtin(BuiltinVar::ThreadIdx, Dim);
+    if (Sign * F->coefficient(Tid) != 1)
+      return false;
+    AffineForm Rest = *F;
+    Rest.Terms.erase(Tid);
+    if (!A.isUniform(Rest))
+      return false;
+  }
+  return Holding == 1;
+}
+
+/// A function of the toolkit's headers whose result depends on its
+/// arguments only: it takes at least one argument, all of them by value and
+/// of arithmetic or class type (no pointer to write through), returns a
+/// value, and is not one of the intrinsics that read the thread's lane,
+/// warp, clock or that synchronize (those with no argument, such as
+/// clock() or __activemask(), are already excluded).
+bool isPureToolkitFunction(const FunctionDecl *F, const SourceManager &SM) {
+  if (!SM.isInSystemHeader(F->getLocation()) || F->isVariadic() ||
+      F->getNumParams() == 0 || F->getReturnType()->isVoidType() ||
+      !F->getIdentifier())
+    return false;
+  for (const ParmVarDecl *P : F->parameters()) {
+    QualType T = P->getType();
+    if (!T->isArithmeticType() && !T->isRecordType())
+      return false;
+  }
+  StringRef Name = F->getName();
+  static const char *const Impure[] = {
+      "__shfl",       "__ballot", "__any",       "__all",
+      "__uni",        "__match",  "__reduce",    "__lanemask",
+      "__activemask", "clock",    "__nanosleep", "__sync"};
+  for (const char *Prefix : Impure)
+    if (Name.starts_with(Prefix))
+      return false;
+  return !Name.ends_with("_sync");
+}
+
+/// The body's parts, once its shape is recognized.
+struct Shape {
+  const BinaryOperator *Store = nullptr;
+  const ArraySubscriptExpr *Target = nullptr;
+  const ArraySubscriptExpr *Load = nullptr;
+};
+
+class CoalescePass : public KernelPass<CoalesceOptions> {
+  /// The kernel's one store through a pointer parameter whose index is not
+  /// contiguous along threadIdx.x; null when it has none (the pass is then
+  /// silent) or several.
+  static const BinaryOperator *stridedStore(const Stmt *Body,
+                                            const FunctionDecl *Kernel,
+                                            const ASTContext &Ctx,
+                                            unsigned &Count) {
+    const BinaryOperator *Found = nullptr;
+    Count = 0;
+    walk(Body, [&](const Stmt *S) {
+      const auto *B = dyn_cast<BinaryOperator>(S);
+      if (!B || !B->isAssignmentOp())
+        return;
+      const auto *A = dyn_cast<ArraySubscriptExpr>(B->getLHS()->IgnoreParens());
+      if (!A || !subscriptedParam(A))
+        return;
+      IndexClass C = classifyIndex(A->getIdx(), Kernel, Ctx);
+      if ((C.K == IndexClass::Strided || C.K == IndexClass::Unknown) &&
+          !contiguousAlong(A->getIdx(), 0, Kernel->getBody(), Ctx)) {
+        Found = B;
+        ++Count;
+      }
+    });
+    return Count == 1 ? Found : nullptr;
+  }
+
+  /// Why the body may not be run twice over (it leaves early, waits for
+  /// the block, talks to its warp or already holds kopt's names).
+  static std::optional<std::string> checkHazards(const CompoundStmt *Body,
+                                                 ASTContext &Ctx) {
+    std::optional<BodyHazard> H =
+        firstHazard(Body, Ctx,
+                    {BodyHazard::Return, BodyHazard::Goto, BodyHazard::Label,
+                     BodyHazard::Barrier, BodyHazard::WarpCollective,
+                     BodyHazard::ReservedName},
+                    "kopt_");
+    if (!H)
+      return std::nullopt;
+    return "the body has " + (H->Name.empty()
+                                  ? std::string("a return, goto or label")
+                                  : "'" + H->Name + "'");
+  }
+
+  /// Why the body is not declarations followed by one (guarded) store.
+  static std::optional<std::string> checkShape(const CompoundStmt *Body,
+                                               const BinaryOperator *Store) {
+    if (Body->body_empty())
+      return "the body is empty";
+    for (const Stmt *S : llvm::drop_end(Body->body())) {
+      const auto *D = dyn_cast<DeclStmt>(S);
+      if (!D)
+        return std::string("a statement before the store is not a "
+                           "declaration");
+      for (const Decl *X : D->decls()) {
+        const auto *V = dyn_cast<VarDecl>(X);
+        if (!V || !V->hasInit() || !V->hasLocalStorage() ||
+            !V->getType()->isScalarType())
+          return "'" +
+                 (isa<NamedDecl>(X) ? cast<NamedDecl>(X)->getNameAsString()
+                                    : std::string("a declaration")) +
+                 "' is not an initialized scalar local";
+      }
+    }
+    const Stmt *Last = Body->body_back();
+    if (const auto *If = dyn_cast<IfStmt>(Last)) {
+      if (If->getElse() || If->getInit() || If->getConditionVariable())
+        return std::string("the store's 'if' has an else, an init-statement "
+                           "or a condition variable");
+      Last = If->getThen();
+      if (const auto *C = dyn_cast<CompoundStmt>(Last); C && C->size() == 1)
+        Last = C->body_front();
+    }
+    const auto *E = dyn_cast<Expr>(Last);
+    if (!E || E->IgnoreParens() != Store)
+      return std::string("the body is not declarations followed by the "
+                         "store, alone or under an if");
+    if (Store->getOpcode() != BO_Assign)
+      return std::string("the store is a compound assignment (it reads the "
+                         "output)");
+    return std::nullopt;
+  }
+
+  /// Why the body's statements other than the store may not be re-run for
+  /// another thread, or the store and its load may not be split.
+  static std::optional<std::string> checkBody(const CompoundStmt *Body,
+                                              Shape &Sh, ASTContext &Ctx) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    std::optional<std::string> Why;
+    auto Refuse = [&](const Twine &Reason) {
+      if (!Why)
+        Why = Reason.str();
+    };
+    walk(Body, [&](const Stmt *S) {
+      if (isa<AsmStmt>(S))
+        return Refuse("the body has inline assembly");
+      if (const auto *E = dyn_cast<Expr>(S)) {
+        if (std::optional<BuiltinRef> B = matchBuiltin(E);
+            B && B->Var == BuiltinVar::ThreadIdx && B->Dim == 2)
+          return Refuse("the body uses threadIdx.z");
+      }
+      if (const auto *A = dyn_cast<ArraySubscriptExpr>(S)) {
+        if (A == Sh.Target)
+          return;
+        if (!Sh.Load && subscriptedParam(A) &&
+            Sh.Store->getRHS()->getSourceRange().fullyContains(
+                A->getSourceRange())) {
+          Sh.Load = A;
+          return;
+        }
+        return Refuse("it accesses memory besides one load in the stored "
+                      "value and the store");
+      }
+      if (const auto *U = dyn_cast<UnaryOperator>(S)) {
+        if (U->getOpcode() == UO_Deref)
+          return Refuse("it accesses memory through '*'");
+        if (U->isIncrementDecrementOp())
+          return Refuse("it modifies a variable");
+      }
+      if (const auto *M = dyn_cast<MemberExpr>(S); M && M->isArrow())
+        return Refuse("it accesses memory through '->'");
+      if (const auto *B = dyn_cast<BinaryOperator>(S);
+          B && B->isAssignmentOp() && B != Sh.Store)
+        return Refuse("it modifies a variable");
+      if (const auto *D = dyn_cast<DeclStmt>(S))
+        for (const Decl *X : D->decls())
+          if (X->hasAttr<CUDASharedAttr>() ||
+              (isa<VarDecl>(X) && cast<VarDecl>(X)->isStaticLocal()))
+            return Refuse("it declares shared or static variables");
+      if (const auto *C = dyn_cast<CallExpr>(S)) {
+        const FunctionDecl *F = C->getDirectCallee();
+        if (!F || !isPureToolkitFunction(F, SM))
+          return Refuse("it calls '" +
+                        (F ? F->getNameAsString() : std::string("?")) +
+                        "' (only the toolkit's side-effect-free functions "
+                        "may be re-run for another thread)");
+      }
+    });
+    if (Why)
+      return Why;
+    if (!Sh.Load)
+      return std::string("the stored value loads nothing from a pointer "
+                         "parameter");
+    return std::nullopt;
+  }
+
+  void runOnKernel(KernelContext &KC) override {
+    const KernelInfo &K = KC.kernel();
+    ASTContext &Ctx = KC.deviceContext();
+    const auto *Body = dyn_cast<CompoundStmt>(K.Decl->getBody());
+    if (!Body)
+      return;
+    unsigned Count = 0;
+    const BinaryOperator *Store = stridedStore(Body, K.Decl, Ctx, Count);
+    if (Count > 1)
+      return KC.missed("not coalesced: " + Twine(Count) +
+                       " stores are strided across threadIdx.x; the pass "
+                       "stages one");
+    if (!Store)
+      return;
+    LineCol At = lineCol(Store->getBeginLoc(), Ctx);
+    auto Missed = [&](const Twine &Why) {
+      KC.missed(At, "strided store not coalesced: " + Why);
+    };
+    Shape Sh;
+    Sh.Store = Store;
+    Sh.Target = cast<ArraySubscriptExpr>(Store->getLHS()->IgnoreParens());
+    if (std::optional<std::string> Why = checkHazards(Body, Ctx))
+      return Missed(*Why);
+    if (std::optional<std::string> Why = checkShape(Body, Store))
+      return Missed(*Why);
+    if (std::optional<std::string> Why = checkBody(Body, Sh, Ctx))
+      return Missed(*Why);
+    QualType Elem =
+        Sh.Target->getType().getCanonicalType().getUnqualifiedType();
+    if (!Elem->isArithmeticType() || !isa<BuiltinType>(Elem))
+      return Missed("the element type '" + Elem.getAsString() +
+                    "' is not a builtin arithmetic type");
+    if (!contiguousAlong(Sh.Load->getIdx(), 0, Body, Ctx))
+      return Missed("the load is not contiguous along threadIdx.x (staging "
+                    "would not coalesce it)");
+    if (!contiguousAlong(Sh.Target->getIdx(), 1, Body, Ctx))
+      return Missed("the store's index does not advance by one element with "
+                    "threadIdx.y");
+    std::optional<std::string> Text =
+        rewrite(K.Decl, Body, Sh, Elem, Ctx, KC.code());
+    if (!Text)
+      return Missed("the body is written in a macro");
+    const SourceManager &SM = Ctx.getSourceManager();
+    unsigned Begin = SM.getFileOffset(Body->getLBracLoc());
+    unsigned End = SM.getFileOffset(Body->getRBracLoc()) + 1;
+    if (Error E = KC.edits().replaceChars(Begin, End - Begin, *Text))
+      return Missed(toString(std::move(E)));
+    KC.applied(At, "strided store staged through a shared-memory tile of " +
+                       Twine(TileCapacity) + " " + Elem.getAsString() +
+                       ": both global sides are contiguous (the original "
+                       "body runs when blockDim.z != 1)");
+  }
+
+  /// The new body, or none when part of it is written in a macro.
+  static std::optional<std::string> rewrite(const FunctionDecl *Kernel,
+                                            const CompoundStmt *Body,
+                                            const Shape &Sh, QualType Elem,
+                                            ASTContext &Ctx, StringRef Code) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (!isRewritable(Body->getSourceRange(), Ctx))
+      return std::nullopt;
+    unsigned Begin = SM.getFileOffset(Body->getLBracLoc()) + 1;
+    unsigned End = SM.getFileOffset(Body->getRBracLoc());
+    auto Target = exprOffsets(Sh.Target, Ctx);
+    auto Value = exprOffsets(Sh.Store->getRHS(), Ctx);
+    if (!Target || !Value)
+      return std::nullopt;
+    using Replacement = std::tuple<unsigned, unsigned, std::string>;
+    std::vector<Replacement> First = {
+        {Target->first, Target->second - Target->first,
+         "kopt_tile[threadIdx.y * kopt_pitch + threadIdx.x]"}};
+    std::vector<Replacement> Second = {
+        {Value->first, Value->second - Value->first,
+         "kopt_tile[kopt_ty * kopt_pitch + kopt_tx]"}};
+    bool InMacro = false;
+    walk(Body, [&](const Stmt *S) {
+      const auto *E = dyn_cast<Expr>(S);
+      std::optional<BuiltinRef> B = E ? matchBuiltin(E) : std::nullopt;
+      if (!B || B->Var != BuiltinVar::ThreadIdx)
+        return;
+      auto At = exprOffsets(E, Ctx);
+      if (!At) {
+        InMacro = true;
+        return;
+      }
+      if (At->first >= Value->first && At->second <= Value->second)
+        return;
+      Second.push_back({At->first, At->second - At->first,
+                        B->Dim == 0 ? "kopt_tx" : "kopt_ty"});
+    });
+    if (InMacro)
+      return std::nullopt;
+    std::string Base = indentAt(
+        Code, SM.getFileOffset(SM.getExpansionLoc(Kernel->getBeginLoc())));
+    std::string Indent = Base + "  ";
+    std::string Type = Elem.getAsString(Ctx.getPrintingPolicy());
+    std::string Cap = std::to_string(TileCapacity) + "u";
+    auto Block = [&](StringRef Inner) {
+      return Indent + "  {" + reindent(Inner, "    ") + "  " + Indent + "}\n";
+    };
+    std::string Out = "{\n";
+    Out += Indent + "// kopt coalesce: the store is staged through shared "
+                    "memory\n";
+    Out += Indent + "__shared__ " + Type + " kopt_tile[" + Cap + "];\n";
+    Out += Indent + "const unsigned kopt_pad = blockDim.y <= 32u && 32u % "
+                    "blockDim.y == 0u ? 32u / blockDim.y : 1u;\n";
+    Out += Indent + "const unsigned kopt_pitch = blockDim.x + kopt_pad;\n";
+    Out += Indent +
+           "if (blockDim.z == 1u && blockDim.y * kopt_pitch <= " + Cap +
+           ") {\n";
+    Out += Block(splice(Code, Begin, End, First));
+    Out += Indent + "  __syncthreads();\n";
+    Out += Indent + "  const unsigned kopt_t = threadIdx.y * blockDim.x + "
+                    "threadIdx.x;\n";
+    Out += Indent + "  const unsigned kopt_tx = kopt_t / blockDim.y;\n";
+    Out += Indent + "  const unsigned kopt_ty = kopt_t % blockDim.y;\n";
+    Out += Block(splice(Code, Begin, End, Second));
+    Out += Indent + "} else {" + reindent(Code.slice(Begin, End), "  ") +
+           Indent + "}\n";
+    Out += Base + "}";
+    return Out;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createCoalescePass() {
+  return std::make_unique<CoalescePass>();
+}
+
+} // namespace kopt
