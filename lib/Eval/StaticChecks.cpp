@@ -1,6 +1,8 @@
 //===- StaticChecks.cpp - Rules a candidate must pass before it runs ------===//
 #include "kopt/Eval/StaticChecks.h"
 
+#include "HostApiRules.h"
+
 #include "kopt/Spec/ProblemValidator.h"
 #include "kopt/Spec/SourceTokenizer.h"
 
@@ -217,6 +219,10 @@ std::vector<RuleViolation> checkSourceRules(const std::string &Source,
     }
     if (!T.isIdentifier())
       continue;
+    if (std::optional<RuleViolation> V = checkHostApiToken(Tokens, I)) {
+      Violations.push_back(*V);
+      continue;
+    }
     bool Called = I + 1 < Tokens.size() && Tokens[I + 1].isPunct("(");
     bool Member =
         I > 0 && (Tokens[I - 1].isPunct(".") || Tokens[I - 1].isPunct(">"));
@@ -242,13 +248,25 @@ std::vector<RuleViolation> checkSourceRules(const std::string &Source,
           {"timer-read", "reads a timer ('" + T.Text + "()')", T.Line});
   }
 
+  std::vector<bool> InDevice(Tokens.size(), false);
   for (auto [Begin, End] : deviceBodies(Tokens))
-    for (std::size_t I = Begin; I < End; ++I)
+    for (std::size_t I = Begin; I < End; ++I) {
+      InDevice[I] = true;
       if (Tokens[I].isIdentifier() &&
           (Tokens[I].Text == "printf" || Tokens[I].Text == "vprintf") &&
           I + 1 < End && Tokens[I + 1].isPunct("("))
         Violations.push_back(
             {"device-printf", "calls printf in device code", Tokens[I].Line});
+    }
+  // Host inline assembly can make system calls no name gives away.
+  for (std::size_t I = 0; I < Tokens.size(); ++I) {
+    const std::string &W = Tokens[I].Text;
+    if (!InDevice[I] && Tokens[I].isIdentifier() &&
+        (W == "asm" || W == "__asm__" || W == "__asm"))
+      Violations.push_back({"process-control",
+                            "has inline assembly in host code",
+                            Tokens[I].Line});
+  }
   return Violations;
 }
 

@@ -53,7 +53,8 @@ COMMANDS
              the source match its args. Needs no compiler and no GPU.
   check      Compile each candidate with exactly the flags used for timing
              and apply the static rules (vendor-library, timer-read,
-             device-printf, entry-signature). Needs nvcc, no GPU.
+             device-printf, entry-signature, baseline-interference,
+             process-control). Needs nvcc, no GPU.
   run        Compile, check, then in one child process per candidate: run
              the candidate before and after the reference on every shape x
              seed with poisoned outputs and guarded buffers, and time it

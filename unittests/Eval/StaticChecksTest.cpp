@@ -45,6 +45,59 @@ TEST(StaticChecks, TimersAndPrintf) {
             Rules{});
 }
 
+TEST(StaticChecks, HostApis) {
+  // L2 persistence, limits, device selection and NVML touch what the
+  // reference runs on next.
+  EXPECT_EQ(rules("void f(cudaStream_t s, cudaStreamAttrValue v) { "
+                  "cudaStreamSetAttribute(s, "
+                  "cudaStreamAttributeAccessPolicyWindow, &v); }"),
+            (Rules{"baseline-interference", "baseline-interference"}));
+  EXPECT_EQ(rules("void f() { cudaDeviceSetLimit(lim, 0); }"),
+            Rules{"baseline-interference"});
+  EXPECT_EQ(rules("auto l = cudaLimitPersistingL2CacheSize;"),
+            Rules{"baseline-interference"});
+  EXPECT_EQ(rules("void f() { cudaSetDevice(1); }"),
+            Rules{"baseline-interference"});
+  EXPECT_EQ(rules("void f() { nvmlInit_v2(); }"),
+            Rules{"baseline-interference"});
+  // Processes, threads, page protection, load-time constructors.
+  EXPECT_EQ(rules("void f() { if (fork() == 0) g(); }"),
+            Rules{"process-control"});
+  EXPECT_EQ(rules("void f() { std::thread t(g); t.detach(); }"),
+            Rules{"process-control"});
+  EXPECT_EQ(rules("void f() { auto r = std::async(g); }"),
+            Rules{"process-control"});
+  EXPECT_EQ(rules("void f() { pthread_create(&t, 0, g, 0); }"),
+            Rules{"process-control"});
+  EXPECT_EQ(rules("void f() { mprotect(p, 4096, 7); }"),
+            Rules{"process-control"});
+  EXPECT_EQ(rules("__attribute__((constructor)) static void init() {}"),
+            Rules{"process-control"});
+  // The address taken instead of a call; raw system calls from host asm.
+  EXPECT_EQ(rules("void f() { auto p = &fork; p(); }"),
+            Rules{"process-control"});
+  EXPECT_EQ(rules("void f() { long r; asm volatile(\"syscall\" : "
+                  "\"=a\"(r) : \"a\"(57)); }"),
+            Rules{"process-control"});
+  EXPECT_EQ(rules("__device__ unsigned lane() { unsigned r; asm(\"mov.u32 "
+                  "%0, %%laneid;\" : \"=r\"(r)); return r; }"),
+            Rules{});
+  // Code loaded at run time is what dlopen is.
+  EXPECT_EQ(rules("void f() { cuModuleLoadData(&m, image); }"),
+            Rules{"vendor-library"});
+  EXPECT_EQ(rules("void f() { nvrtcCompileProgram(p, 0, 0); }"),
+            Rules{"vendor-library"});
+  // Names that are not calls of those APIs, members, comments and strings.
+  EXPECT_EQ(rules("struct S { int fork; };\nvoid f(S s) { s.fork = 1; "
+                  "kernel<<<1, 1>>>(s.fork); }\n// fork()\n"
+                  "const char *m = \"cudaSetDevice(1)\";"),
+            Rules{});
+  EXPECT_EQ(rules("void f() { cudaFuncSetAttribute(k, "
+                  "cudaFuncAttributeMaxDynamicSharedMemorySize, 65536); "
+                  "std::vector<int> thread_ids; }"),
+            Rules{});
+}
+
 TEST(StaticChecks, SassRules) {
   kopt::spec::Problem P;
   EXPECT_EQ(checkSassRules("CS2R R2, SR_CLOCKLO ;", P).size(), 1u);

@@ -9,6 +9,9 @@
 //                    or SR_CLOCK*/SR_GLOBALTIMER* read in the SASS
 //   device-printf    printf in __global__/__device__ code, or vprintf in SASS
 //   entry-signature  the entry is missing or its parameters changed
+//   baseline-interference, process-control, and run-time code loading as
+//                    vendor-library: host APIs listed in
+//                    lib/Eval/HostApiRules.h
 // Source rules run on tokens (comments and strings cannot hide or fake a
 // call), over the source as written and over its preprocessed form (nvcc -E,
 // device and host passes), so macros, token pasting, line splices and
