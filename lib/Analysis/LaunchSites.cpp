@@ -16,6 +16,7 @@
 #include "clang/Analysis/CallGraph.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <set>
 
@@ -89,11 +90,25 @@ void findLaunchSites(ASTContext &HostCtx, ProgramInfo &Info) {
       Info.LaunchSites.push_back(launchSite(Call, Caller, HostCtx));
     }
   }
-  // The graph is a map: report launch sites in source order.
+  // The graph is a map keyed by pointers: report launch sites in source
+  // order, and the instantiations of one site (a launch in a template or a
+  // generic lambda) by their callers' names with template arguments, so
+  // that remarks and rewrites do not depend on where the heap put them.
+  auto callerKey = [&](const LaunchSite &L) {
+    std::string Key;
+    llvm::raw_string_ostream OS(Key);
+    if (L.CallerDecl)
+      L.CallerDecl->getNameForDiagnostic(OS, HostCtx.getPrintingPolicy(),
+                                         /*Qualified=*/true);
+    return Key;
+  };
   llvm::stable_sort(Info.LaunchSites,
                     [&](const LaunchSite &A, const LaunchSite &B) {
-                      return SM.isBeforeInTranslationUnit(
-                          A.Call->getBeginLoc(), B.Call->getBeginLoc());
+                      SourceLocation LA = A.Call->getBeginLoc(),
+                                     LB = B.Call->getBeginLoc();
+                      if (LA != LB)
+                        return SM.isBeforeInTranslationUnit(LA, LB);
+                      return callerKey(A) < callerKey(B);
                     });
   // References that are launches, in instantiations and in the templates
   // they come from alike.
