@@ -55,7 +55,6 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <functional>
 #include <set>
 
 using namespace clang;
@@ -73,21 +72,9 @@ std::string builtinName(BuiltinRef R) {
   return std::string(Var) + "." + "xyz"[R.Dim];
 }
 
-/// Visits S and its sub-statements; `threadIdx.x` and friends (pseudo-object
-/// expressions) are visited as one node, without their semantic forms.
-void walk(const Stmt *S, const std::function<void(const Stmt *)> &F) {
-  if (!S)
-    return;
-  F(S);
-  if (isa<PseudoObjectExpr>(S))
-    return;
-  for (const Stmt *C : S->children())
-    walk(C, F);
-}
-
 bool mentions(const Stmt *S, BuiltinVar Var) {
   bool Found = false;
-  walk(S, [&](const Stmt *C) {
+  forEachSubStmt(S, [&](const Stmt *C) {
     if (const auto *E = dyn_cast<Expr>(C))
       Found |= isBuiltin(E, Var, 0);
   });
@@ -154,7 +141,7 @@ bool isBoundsChecked(const Stmt *Index, ParentMap &Parents, const Stmt *Body) {
             cast<Expr>(Index)->IgnoreParenCasts())
       Var = V;
   bool Checked = false;
-  walk(Body, [&](const Stmt *S) {
+  forEachSubStmt(Body, [&](const Stmt *S) {
     const auto *Cmp = dyn_cast<BinaryOperator>(S);
     if (Var && Cmp && Cmp->isComparisonOp())
       Checked |= referencedVar(stripCasts(Cmp->getLHS())) == Var ||
@@ -194,7 +181,7 @@ const Stmt *splitAccumulation(const Stmt *S) {
       For ? matchCountedLoop(For) : std::nullopt;
   const VarDecl *LoopVar = Counted ? Counted->Var : nullptr;
   SmallPtrSet<const VarDecl *, 8> Inner;
-  walk(Body, [&](const Stmt *C) {
+  forEachSubStmt(Body, [&](const Stmt *C) {
     if (const auto *DS = dyn_cast<DeclStmt>(C))
       for (const Decl *D : DS->decls())
         if (const auto *V = dyn_cast<VarDecl>(D))
@@ -209,7 +196,7 @@ const Stmt *splitAccumulation(const Stmt *S) {
     return true;
   };
   const Stmt *Found = nullptr;
-  walk(Body, [&](const Stmt *C) {
+  forEachSubStmt(Body, [&](const Stmt *C) {
     std::optional<WriteOf> W = writeOf(C);
     if (Found || !W ||
         !W->Target->getType()->isFloatingType() &&
@@ -321,7 +308,7 @@ private:
     }
     // Any other size must not be tied to the threads.
     std::optional<std::string> Why;
-    walk(Body, [&](const Stmt *S) {
+    forEachSubStmt(Body, [&](const Stmt *S) {
       const auto *Sub = dyn_cast<ArraySubscriptExpr>(S);
       if (Why || !Sub)
         return;
@@ -344,7 +331,7 @@ private:
     const Stmt *Body = F->getBody();
     ParentMap Parents(const_cast<Stmt *>(Body));
     std::optional<std::string> Why;
-    walk(Body, [&](const Stmt *S) {
+    forEachSubStmt(Body, [&](const Stmt *S) {
       if (Why)
         return;
       if (const auto *E = dyn_cast<Expr>(S)) {
@@ -442,7 +429,7 @@ private:
   /// E mentions V, directly or through locals initialized from it.
   static bool dependsOn(const Expr *E, const VarDecl *V, const Stmt *Scope) {
     bool Found = false;
-    walk(E, [&](const Stmt *S) {
+    forEachSubStmt(E, [&](const Stmt *S) {
       const VarDecl *Ref =
           isa<Expr>(S) ? referencedVar(cast<Expr>(S)) : nullptr;
       if (Ref == V)

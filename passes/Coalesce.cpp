@@ -44,8 +44,6 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 
-#include <functional>
-
 using namespace clang;
 using namespace llvm;
 
@@ -56,20 +54,6 @@ namespace {
 /// Shared-memory tile elements: blockDim.y * (blockDim.x + pad) is at most
 /// 1024 + 1024 for any block of at most 1024 threads.
 constexpr unsigned TileCapacity = 2048;
-
-/// Calls Fn on S and its descendants, in source order; a CUDA builtin
-/// (`threadIdx.x`) is one node whose inside is not visited.
-void walk(const Stmt *S, const std::function<void(const Stmt *)> &Fn) {
-  if (!S)
-    return;
-  Fn(S);
-  if (const auto *E = dyn_cast<Expr>(S); E && matchBuiltin(E))
-    return;
-  if (const auto *PO = dyn_cast<PseudoObjectExpr>(S))
-    return walk(PO->getSyntacticForm(), Fn);
-  for (const Stmt *C : S->children())
-    walk(C, Fn);
-}
 
 /// A pointer parameter subscripted directly: `p[i]`.
 const ParmVarDecl *subscriptedParam(const ArraySubscriptExpr *A) {
@@ -89,7 +73,7 @@ bool mentionsThreadIdx(const Expr *E, unsigned Dim, const Stmt *Scope,
   if (Depth > MaxDepth)
     return true;
   bool Found = false;
-  walk(E, [&](const Stmt *S) {
+  forEachSubStmt(E, [&](const Stmt *S) {
     const auto *X = dyn_cast<Expr>(S);
     if (!X || Found)
       return;
@@ -192,7 +176,7 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
                                             unsigned &Count) {
     const BinaryOperator *Found = nullptr;
     Count = 0;
-    walk(Body, [&](const Stmt *S) {
+    forEachSubStmt(Body, [&](const Stmt *S) {
       const auto *B = dyn_cast<BinaryOperator>(S);
       if (!B || !B->isAssignmentOp())
         return;
@@ -275,7 +259,7 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
       if (!Why)
         Why = Reason.str();
     };
-    walk(Body, [&](const Stmt *S) {
+    forEachSubStmt(Body, [&](const Stmt *S) {
       if (isa<AsmStmt>(S))
         return Refuse("the body has inline assembly");
       if (const auto *E = dyn_cast<Expr>(S)) {
@@ -403,8 +387,9 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
         {Value->first, Value->second - Value->first,
          "kopt_tile[kopt_ty * kopt_pitch + kopt_tx]"}};
     bool InMacro = false;
-    walk(Body, [&](const Stmt *S) {
-      const auto *E = dyn_cast<Expr>(S);
+    forEachSubStmt(Body, [&](const Stmt *S) {
+      // The builtin itself, not the casts around it (both match).
+      const auto *E = dyn_cast<PseudoObjectExpr>(S);
       std::optional<BuiltinRef> B = E ? matchBuiltin(E) : std::nullopt;
       if (!B || B->Var != BuiltinVar::ThreadIdx)
         return;

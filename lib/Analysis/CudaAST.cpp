@@ -451,6 +451,19 @@ size_t countReferences(const Stmt *S, const ValueDecl *D) {
   return S ? referencesTo(S, D, D->getASTContext()).size() : 0;
 }
 
+void forEachSubStmt(const Stmt *S, llvm::function_ref<void(const Stmt *)> Fn) {
+  if (!S)
+    return;
+  Fn(S);
+  if (const auto *PO = dyn_cast<PseudoObjectExpr>(S)) {
+    if (!matchBuiltin(PO))
+      forEachSubStmt(PO->getSyntacticForm(), Fn);
+    return;
+  }
+  for (const Stmt *C : S->children())
+    forEachSubStmt(C, Fn);
+}
+
 bool isBarrierCall(const Stmt *S) {
   const auto *C = dyn_cast_or_null<CallExpr>(S);
   if (!C)

@@ -141,6 +141,11 @@ deviceBodies(const std::vector<Token> &Tokens) {
   return Bodies;
 }
 
+bool isAsmKeyword(const Token &T) {
+  return T.isIdentifier() &&
+         (T.Text == "asm" || T.Text == "__asm__" || T.Text == "__asm");
+}
+
 /// Indices of string tokens inside asm(...) statements: only there does a
 /// string become PTX. Adjacent literals ("%%global" "timer") are one string:
 /// the first of a run gets the joined text in \p Joined.
@@ -149,9 +154,7 @@ std::vector<bool> inlineAsmStrings(const std::vector<Token> &Tokens,
   Joined.assign(Tokens.size(), "");
   std::vector<bool> InAsm(Tokens.size(), false);
   for (std::size_t I = 0; I < Tokens.size(); ++I) {
-    const std::string &W = Tokens[I].Text;
-    if (!Tokens[I].isIdentifier() ||
-        (W != "asm" && W != "__asm__" && W != "__asm"))
+    if (!isAsmKeyword(Tokens[I]))
       continue;
     std::size_t J = I + 1;
     while (J < Tokens.size() && Tokens[J].isIdentifier()) // volatile, goto
@@ -260,9 +263,7 @@ std::vector<RuleViolation> checkSourceRules(const std::string &Source,
     }
   // Host inline assembly can make system calls no name gives away.
   for (std::size_t I = 0; I < Tokens.size(); ++I) {
-    const std::string &W = Tokens[I].Text;
-    if (!InDevice[I] && Tokens[I].isIdentifier() &&
-        (W == "asm" || W == "__asm__" || W == "__asm"))
+    if (!InDevice[I] && isAsmKeyword(Tokens[I]))
       Violations.push_back({"process-control",
                             "has inline assembly in host code",
                             Tokens[I].Line});

@@ -15,6 +15,7 @@
 #include "clang/AST/Stmt.h"
 
 #include "kopt/Analysis/Mutation.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstdint>
 #include <optional>
@@ -147,6 +148,14 @@ size_t countReferences(const clang::Stmt *S, const clang::ValueDecl *D);
 
 /// Calls to __syncthreads and its variants.
 bool isBarrierCall(const clang::Stmt *S);
+
+/// Calls Fn on S and each of its sub-statements, in source order. A CUDA
+/// builtin (`threadIdx.x`, a pseudo-object expression) is one node whose
+/// inside is not visited; other pseudo-objects are visited through their
+/// syntactic form only (clang's children() would also give the semantic
+/// form, so the same code would be seen twice).
+void forEachSubStmt(const clang::Stmt *S,
+                    llvm::function_ref<void(const clang::Stmt *)> Fn);
 
 } // namespace kopt
 
