@@ -18,6 +18,27 @@ endif()
 
 find_package(CUDAToolkit QUIET)
 
+# The evaluator's own kernels (lib/Eval/Device/DeviceData.cu: inputs and
+# comparisons on the GPU) need nvcc. Shared cudart: kopt-bench, the reference
+# and the candidates (built with -cudart shared) share one runtime. SASS for
+# the common GPUs and PTX for later ones.
+if(TARGET CUDA::cudart)
+  if(NOT CMAKE_CUDA_COMPILER AND CUDAToolkit_NVCC_EXECUTABLE)
+    set(CMAKE_CUDA_COMPILER ${CUDAToolkit_NVCC_EXECUTABLE})
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES "80-real;90-real;100-real;120-real;120-virtual")
+    endif()
+    set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    enable_language(CUDA)
+  endif()
+endif()
+
 find_package(GTest CONFIG QUIET)
 
 if(KOPT_ENABLE_CLANG)

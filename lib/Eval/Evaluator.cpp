@@ -7,6 +7,7 @@
 #include "kopt/Eval/DeviceProbe.h"
 #include "kopt/Eval/FileCheckRule.h"
 #include "kopt/Eval/Process.h"
+#include "kopt/Eval/ReferenceCache.h"
 #include "kopt/Eval/Sha256.h"
 #include "kopt/Eval/StaticChecks.h"
 #include "kopt/Eval/WorkerResult.h"
@@ -122,7 +123,12 @@ private:
   fs::path Work;
   std::vector<DeviceInfo> Devices;
   std::map<std::string, std::string> ReferenceByArch;
+  /// The reference cache's manifest per arch (empty: no cache).
+  std::map<std::string, std::string> ManifestByArch;
   spec::EntrySignature ReferenceSignature;
+  std::uint64_t SeedBase = 0;
+  std::string ReferenceCacheNote;
+  double ReferenceChildSeconds = 0;
 
   bool prepareWorkDir();
   std::string workerExecutable() const {
@@ -147,6 +153,8 @@ private:
                        const std::string &Stem, const fs::path &Source,
                        const CompileOptions &O);
   void runWorker(CompiledCandidate &C, const DeviceInfo &D, std::size_t Index);
+  WorkerJob baseJob(const DeviceInfo &D, const std::string &Tag);
+  bool prepareReferenceCache();
   json profile(WorkerJob Job, ProcessOptions Run, const std::string &Tag);
   void addDerivedTiming(json &Record);
 };
@@ -437,25 +445,27 @@ void Evaluator::addDerivedTiming(json &Record) {
   }
 }
 
+WorkerJob Evaluator::baseJob(const DeviceInfo &D, const std::string &Tag) {
+  std::string Arch = archForComputeCapability(D.Major, D.Minor);
+  WorkerJob Job;
+  Job.ProblemPath = fs::absolute(P.SpecPath).string();
+  Job.ReferenceLibrary = ReferenceByArch[Arch];
+  Job.ResultPath = (Work / (Tag + ".result.json")).string();
+  Job.Nonce = makeNonce();
+  Job.L2Bytes = D.L2Bytes;
+  Job.Timing = Options.Timing;
+  Job.SeedBase = SeedBase;
+  Job.ReferenceManifest = ManifestByArch[Arch];
+  return Job;
+}
+
 void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
                           std::size_t Index) {
   json &Record = C.Record;
   std::string Arch = archForComputeCapability(D.Major, D.Minor);
   std::string Tag = "eval-" + std::to_string(Index);
-  WorkerJob Job;
-  Job.ProblemPath = fs::absolute(P.SpecPath).string();
-  Job.ReferenceLibrary = ReferenceByArch[Arch];
+  WorkerJob Job = baseJob(D, Tag);
   Job.CandidateLibrary = C.LibraryByArch[Arch];
-  Job.ResultPath = (Work / (Tag + ".result.json")).string();
-  Job.Nonce = makeNonce();
-  Job.L2Bytes = D.L2Bytes;
-  Job.Timing = Options.Timing;
-  if (Options.Seed) {
-    Job.SeedBase = *Options.Seed;
-  } else {
-    std::random_device Random;
-    Job.SeedBase = (static_cast<std::uint64_t>(Random()) << 20) ^ Random();
-  }
   Record["seed_base"] = Job.SeedBase;
   Record["device"] = deviceInfoToJson(D);
   fs::path JobPath = Work / (Tag + ".job.json");
@@ -528,11 +538,15 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
     return;
   }
   json &Result = Check.Result;
-  for (const char *Key :
-       {"correctness", "timing", "timing_check", "clocks_after_timing"})
+  for (const char *Key : {"correctness", "timing", "timing_check",
+                          "clocks_after_timing", "stage_seconds"})
     if (Result.contains(Key))
       Record[Key == std::string("clocks_after_timing") ? "clocks" : Key] =
           Result[Key];
+  if (Result.contains("flags") && Result["flags"].is_array())
+    for (const json &F : Result["flags"])
+      if (F.is_string())
+        Record["flags"].push_back(F);
   std::string WorkerStatus = Result.value("status", "runtime-error");
   auto S = parseStatus(WorkerStatus).value_or(Status::RuntimeError);
   for (const auto &M : Result["messages"])
@@ -547,6 +561,77 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
   addDerivedTiming(Record);
   if (Options.Profile && S == Status::Ok)
     Record["profile"] = profile(Job, Run, Tag);
+}
+
+/// The reference cache (docs/evaluator.md): for each arch, a manifest named
+/// by the reference library's content, the problem and the seed base. When
+/// it is missing, a reference child (no candidate) computes the reference's
+/// outputs of every correctness run and keeps those worth keeping. False
+/// when the reference fails there (a problem error).
+bool Evaluator::prepareReferenceCache() {
+  if (!Options.OnDevice || Options.ReferenceCache == "off")
+    return true;
+  fs::path Dir = fs::path(cacheDir()) / "reference";
+  std::error_code EC;
+  fs::create_directories(Dir, EC);
+  auto ProblemText = spec::readTextFile(P.SpecPath);
+  for (const DeviceInfo &D : Devices) {
+    std::string Arch = archForComputeCapability(D.Major, D.Minor);
+    if (ManifestByArch.count(Arch))
+      continue;
+    ManifestByArch[Arch] = "";
+    auto Library = spec::readTextFile(ReferenceByArch[Arch]);
+    if (!Library || !ProblemText || EC)
+      continue;
+    fs::path Manifest =
+        Dir / (referenceCacheKey(*Library, *ProblemText, SeedBase) + ".json");
+    if (fs::exists(Manifest, EC)) {
+      // Used: the least recently used groups go first when pruning.
+      fs::last_write_time(Manifest, fs::file_time_type::clock::now(), EC);
+      ManifestByArch[Arch] = Manifest.string();
+      continue;
+    }
+    std::string Tag = "reference-" + Arch;
+    WorkerJob Job = baseJob(D, Tag);
+    Job.ReferenceOnly = true;
+    Job.ReferenceManifest = Manifest.string();
+    Job.ReferenceCachePolicy = Options.ReferenceCache;
+    fs::path JobPath = Work / (Tag + ".job.json");
+    std::ofstream(JobPath) << workerJobToJson(Job).dump(2) << "\n";
+    ProcessOptions Run;
+    Run.TimeoutSeconds =
+        Options.TimeoutSeconds > 0 ? Options.TimeoutSeconds : P.TimeoutSeconds;
+    Run.ExtraEnv["CUDA_VISIBLE_DEVICES"] = visibleDeviceFor(D.Index);
+    Run.ExtraEnv["CUDA_MODULE_LOADING"] = "EAGER";
+    Run.OutputFile = (Work / (Tag + ".log")).string();
+    ProcessResult R =
+        runProcess({workerExecutable(), "__evaluate", JobPath.string()}, Run);
+    WorkerResultCheck Check =
+        checkWorkerResult(spec::readTextFile(Job.ResultPath), Job.Nonce, R,
+                          false, WorkerKind::ReferenceCache);
+    std::string Log = readFileTail(Run.OutputFile, 64 * 1024);
+    if (Check.Trusted && Check.Result.value("reference_failed", false)) {
+      std::string Why;
+      for (const json &M : Check.Result["messages"])
+        if (M.is_string())
+          Why += "\n" + M.get<std::string>();
+      Outcome.ProblemErrors.push_back("the reference failed while its outputs "
+                                      "were computed for the cache:" +
+                                      Why);
+      return false;
+    }
+    if (!Check.Trusted || Check.Result.value("status", "") != "ok") {
+      // The cache is an optimization: without it every child recomputes.
+      ReferenceCacheNote =
+          "note: the reference cache was not used (" +
+          (Check.Trusted ? Check.Result.dump() : Check.Problem) +
+          "): " + tail(Log, 1000);
+      continue;
+    }
+    ReferenceChildSeconds += R.Seconds;
+    ManifestByArch[Arch] = Manifest.string();
+  }
+  return true;
 }
 
 /// One more child, under ncu, that runs the candidate's entry once on the
@@ -630,6 +715,12 @@ EvaluationOutcome Evaluator::run() {
   Compile.Arch = Archs.front();
   if (!compileReference(Archs))
     return Outcome;
+  if (Options.Seed) {
+    SeedBase = *Options.Seed;
+  } else {
+    std::random_device Random;
+    SeedBase = (static_cast<std::uint64_t>(Random()) << 20) ^ Random();
+  }
 
   std::vector<std::string> Paths = Options.Candidates;
   if (Paths.empty())
@@ -651,6 +742,8 @@ EvaluationOutcome Evaluator::run() {
       T.join();
   }
 
+  if (Options.OnDevice && !prepareReferenceCache())
+    return Outcome;
   if (Options.OnDevice) {
     // One worker thread per device; each evaluation is its own process.
     std::atomic<std::size_t> Next{0};
@@ -664,7 +757,18 @@ EvaluationOutcome Evaluator::run() {
     for (std::thread &T : Pool)
       T.join();
   }
+  if (Options.OnDevice && Options.ReferenceCache != "off")
+    pruneReferenceCache(fs::path(cacheDir()) / "reference",
+                        referenceCacheMaxBytes());
   for (CompiledCandidate &C : Compiled) {
+    if (!ReferenceCacheNote.empty())
+      C.Record["messages"].push_back(ReferenceCacheNote);
+    if (C.Record.contains("correctness") && Options.ReferenceCache != "off")
+      C.Record["reference_cache"] = {
+          {"policy", Options.ReferenceCache},
+          {"outputs_read",
+           C.Record["correctness"].value("reference_outputs_read", 0)},
+          {"reference_child_seconds", ReferenceChildSeconds}};
     if (C.Record.value("reference_failed", false))
       Outcome.ProblemErrors.push_back("the reference failed while evaluating " +
                                       C.Record["candidate"].get<std::string>());

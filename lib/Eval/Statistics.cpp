@@ -78,4 +78,15 @@ SpeedupEstimate estimateSpeedup(const std::vector<double> &Baseline,
   return E;
 }
 
+bool speedupSettled(const std::vector<double> &Baseline,
+                    const std::vector<double> &Candidate, double Target,
+                    int Resamples) {
+  if (Target <= 0 || std::min(Baseline.size(), Candidate.size()) < 8)
+    return false;
+  SpeedupEstimate E =
+      estimateSpeedup(Baseline, Candidate, 0.95, Resamples, /*Seed=*/7);
+  return E.Speedup > 0 && E.High <= E.Speedup * (1 + Target) &&
+         E.Low >= E.Speedup * (1 - Target);
+}
+
 } // namespace kopt::eval

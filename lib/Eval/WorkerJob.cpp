@@ -13,11 +13,15 @@ nlohmann::json workerJobToJson(const WorkerJob &Job) {
           {"l2_bytes", Job.L2Bytes},
           {"gate_seconds", Job.GateSeconds},
           {"profile_only", Job.ProfileOnly},
+          {"reference_manifest", Job.ReferenceManifest},
+          {"reference_only", Job.ReferenceOnly},
+          {"reference_cache_policy", Job.ReferenceCachePolicy},
           {"timing",
            {{"warmup_ms", Job.Timing.WarmupMs},
             {"repeat_ms", Job.Timing.RepeatMs},
             {"min_runs", Job.Timing.MinRuns},
             {"max_runs", Job.Timing.MaxRuns},
+            {"ci_target", Job.Timing.TargetCi},
             {"graph", Job.Timing.Graph},
             {"skip", Job.Timing.Skip}}}};
 }
@@ -33,11 +37,15 @@ WorkerJob workerJobFromJson(const nlohmann::json &J) {
   Job.L2Bytes = J.at("l2_bytes");
   Job.GateSeconds = J.at("gate_seconds");
   Job.ProfileOnly = J.value("profile_only", false);
+  Job.ReferenceManifest = J.value("reference_manifest", "");
+  Job.ReferenceOnly = J.value("reference_only", false);
+  Job.ReferenceCachePolicy = J.value("reference_cache_policy", "auto");
   const auto &T = J.at("timing");
   Job.Timing.WarmupMs = T.at("warmup_ms");
   Job.Timing.RepeatMs = T.at("repeat_ms");
   Job.Timing.MinRuns = T.at("min_runs");
   Job.Timing.MaxRuns = T.at("max_runs");
+  Job.Timing.TargetCi = T.value("ci_target", 0.01);
   Job.Timing.Graph = T.at("graph");
   Job.Timing.Skip = T.at("skip");
   return Job;

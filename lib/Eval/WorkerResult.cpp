@@ -21,7 +21,7 @@ bool sampleArray(const json &Timing, const char *Key) {
 WorkerResultCheck
 checkWorkerResult(const std::optional<std::string> &ResultText,
                   const std::string &Nonce, const ProcessResult &End,
-                  bool TimingExpected) {
+                  bool TimingExpected, WorkerKind Kind) {
   WorkerResultCheck C;
   if (!End.succeeded()) {
     C.Problem = "the evaluation process ended with " + End.describeEnd() +
@@ -68,7 +68,15 @@ checkWorkerResult(const std::optional<std::string> &ResultText,
       C.Problem = "the result has a message that is not a string";
       return C;
     }
-  if (StatusIt->get<std::string>() == "ok") {
+  if (StatusIt->get<std::string>() == "ok" &&
+      Kind == WorkerKind::ReferenceCache) {
+    auto Kept = Result.find("reference_cache");
+    if (Kept == Result.end() || !Kept->is_object() ||
+        !Kept->contains("entries_kept")) {
+      C.Problem = "an ok result of the reference child without what it kept";
+      return C;
+    }
+  } else if (StatusIt->get<std::string>() == "ok") {
     auto Correctness = Result.find("correctness");
     if (Correctness == Result.end() || !Correctness->is_object() ||
         !Correctness->contains("shapes")) {

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "kopt/Search/Executor.h"
 
+#include <random>
+
 namespace kopt::search {
 
 Executor::~Executor() = default;
@@ -32,7 +34,13 @@ std::string firstMessage(const nlohmann::json &Record) {
 
 class GpuExecutor : public Executor {
 public:
-  explicit GpuExecutor(const ExecutorOptions &O) : O(O) {}
+  /// One input seed for the whole search: every batch's candidates are
+  /// checked on the same inputs, so the reference's outputs computed for
+  /// the first batch (kopt-bench's reference cache) serve all of them.
+  explicit GpuExecutor(const ExecutorOptions &O)
+      : O(O),
+        InputSeed((static_cast<std::uint64_t>(std::random_device{}()) << 20) ^
+                  std::random_device{}()) {}
   std::string name() const override { return "gpu"; }
   /// Each evaluate() compiles the reference and probes the devices once:
   /// four candidates per device amortize that and keep every GPU busy.
@@ -88,6 +96,7 @@ public:
 
 private:
   ExecutorOptions O;
+  std::uint64_t InputSeed;
 
   eval::EvaluatorOptions base(const std::vector<std::string> &Paths) const {
     eval::EvaluatorOptions E;
@@ -96,6 +105,7 @@ private:
     E.TimeoutSeconds = O.TimeoutSeconds;
     E.Timing = O.Timing;
     E.WorkerExecutable = O.KoptBench;
+    E.Seed = InputSeed;
     return E;
   }
 };

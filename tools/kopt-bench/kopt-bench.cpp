@@ -44,6 +44,7 @@ USAGE
   kopt-bench validate PROBLEM
   kopt-bench check PROBLEM --candidate FILE [--candidate FILE]... [options]
   kopt-bench run PROBLEM [--candidate FILE]... [options]
+  kopt-bench selftest
 
 PROBLEM is a directory holding problem.json, or the path of a problem.json
 (schema: docs/problem-spec.md).
@@ -60,6 +61,10 @@ COMMANDS
              seed with poisoned outputs and guarded buffers, and time it
              against the reference (interleaved, L2 flushed between runs).
              Without --candidate, the problem's own source is evaluated.
+  selftest   On GPU 0: check that the inputs generated on the GPU are the
+             host generator's bytes and that the GPU's output comparison
+             and byte checks reach the host's verdicts (run it once on a
+             new GPU, driver or toolkit).
 
 OPTIONS
   --candidate FILE   A candidate source (repeatable).
@@ -70,14 +75,18 @@ OPTIONS
                      default: the problem's timeout_s, else 60).
   --arch SM          Target for check (default sm_90a); run uses each
                      device's own arch.
-  --seed N           Base seed for the random inputs (default: random, and
+  --seed N           Base seed for the random inputs, shared by every
+                     candidate of the run (default: random once per run,
                      recorded in each record).
   --graph            Time CUDA-graph replays of the entry (for microsecond
                      kernels); falls back to direct calls if capture fails.
   --warmup-ms MS     Warm-up time before timing (default 25).
-  --repeat-ms MS     Target measured time per kernel (default 400).
+  --repeat-ms MS     Most measured time per kernel (default 400).
   --min-runs N       Fewest timed runs per kernel (default 20).
   --max-runs N       Most timed runs per kernel (default 2000).
+  --ci-target F      Stop timing once the speedup's 95% interval lies
+                     within +-F of it (default 0.01, i.e. +-1%); 0 times
+                     the whole --repeat-ms budget.
   --no-timing        Check correctness only.
   --profile          After an ok evaluation, run the candidate's entry once
                      more on the benchmark shape under Nsight Compute (ncu
@@ -95,6 +104,12 @@ OPTIONS
                      (default 4096) MB are kept.
   --no-compile-cache Compile every source, neither reading nor writing the
                      compile cache.
+  --reference-cache MODE
+                     The reference's outputs for the run's seeds, computed
+                     once in a child that loads no candidate and kept under
+                     the cache directory: auto (default; kept where
+                     recomputing costs more than reading back), always, or
+                     off (every child runs the reference itself).
   -h, --help         Show this help.
   --version          Show the version.
 
@@ -215,6 +230,17 @@ int parseArguments(int Argc, char **Argv, CommandLine &CL) {
       if (int R = NumberOption(Number, 2); R >= 0)
         return R;
       CL.Options.Timing.MaxRuns = static_cast<int>(Number);
+    } else if (A == "--ci-target") {
+      if (int R = NumberOption(CL.Options.Timing.TargetCi, 0); R >= 0)
+        return R;
+      if (CL.Options.Timing.TargetCi >= 1)
+        return usage("--ci-target: a fraction below 1 is expected, such as "
+                     "0.01");
+    } else if (A == "--reference-cache") {
+      std::string Mode;
+      if (!Value(Mode) || (Mode != "auto" && Mode != "always" && Mode != "off"))
+        return usage("--reference-cache needs auto, always or off");
+      CL.Options.ReferenceCache = Mode;
     } else if (A == "--no-timing") {
       CL.Options.Timing.Skip = true;
     } else if (A == "--profile") {
@@ -240,10 +266,10 @@ int parseArguments(int Argc, char **Argv, CommandLine &CL) {
     }
   }
   if (CL.Command.empty())
-    return usage("no command given (validate, check or run)");
+    return usage("no command given (validate, check, run or selftest)");
   if (CL.Command != "validate" && CL.Command != "check" && CL.Command != "run")
     return usage("unknown command '" + CL.Command +
-                 "' (known: validate, check, run)");
+                 "' (known: validate, check, run, selftest)");
   if (CL.Problem.empty())
     return usage(CL.Command + " needs a PROBLEM (a directory with "
                               "problem.json, or its path)");
@@ -276,6 +302,16 @@ int runHiddenMode(int Argc, char **Argv) {
 int main(int Argc, char **Argv) {
   if (Argc >= 2 && std::string(Argv[1]).rfind("__", 0) == 0)
     return runHiddenMode(Argc, Argv);
+  if (Argc >= 2 && std::string(Argv[1]) == "selftest") {
+    if (Argc > 2)
+      return usage("selftest takes no arguments");
+#ifdef KOPT_EVAL_HAS_CUDA
+    return eval::runDataSelfTest();
+#else
+    std::cerr << "kopt-bench: selftest: this build has no CUDA runtime\n";
+    return ExitUsage;
+#endif
+  }
 
   CommandLine CL;
   if (int Code = parseArguments(Argc, Argv, CL); Code >= 0)

@@ -55,3 +55,22 @@ TEST(Statistics, EmptyAndSingleSamples) {
   EXPECT_DOUBLE_EQ(One.Low, 2);
 }
 } // namespace
+
+namespace {
+// Adaptive timing stops on a tight interval, never on a loose or short one.
+TEST(Statistics, SpeedupSettlesOnlyWhenTheIntervalIsTight) {
+  std::vector<double> Base, Steady, Noisy;
+  for (int I = 0; I < 64; ++I) {
+    double Jitter = 0.001 * ((I * 37) % 7); // within 0.6%
+    Base.push_back(1.0 + Jitter);
+    Steady.push_back(0.5 + Jitter / 2);
+    Noisy.push_back(I % 2 ? 0.4 : 0.65); // two modes 50% apart
+  }
+  EXPECT_TRUE(speedupSettled(Base, Steady, 0.01));
+  EXPECT_FALSE(speedupSettled(Base, Noisy, 0.01));
+  EXPECT_FALSE(speedupSettled(Base, Steady, 0.0)); // 0: never stop early
+  std::vector<double> FewBase(Base.begin(), Base.begin() + 7);
+  std::vector<double> FewSteady(Steady.begin(), Steady.begin() + 7);
+  EXPECT_FALSE(speedupSettled(FewBase, FewSteady, 0.01)); // too few pairs
+}
+} // namespace

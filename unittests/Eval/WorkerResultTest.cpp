@@ -1,4 +1,5 @@
 #include "kopt/Eval/WorkerResult.h"
+#include "kopt/Eval/WorkerJob.h"
 
 #include <gtest/gtest.h>
 
@@ -109,4 +110,50 @@ TEST(WorkerResult, ReadsOnlyTheTailOfALog) {
   std::remove(Path.c_str());
 }
 
+} // namespace
+
+namespace {
+// The job carries the reference cache's fields and the interval target
+// through JSON; a job written without them (an older parent) gets the
+// defaults.
+TEST(WorkerJob, RoundTripsTheReferenceCacheAndTargetInterval) {
+  kopt::eval::WorkerJob Job;
+  Job.ReferenceManifest = "/c/reference/k.json";
+  Job.ReferenceOnly = true;
+  Job.ReferenceCachePolicy = "always";
+  Job.Timing.TargetCi = 0.02;
+  kopt::eval::WorkerJob Back =
+      kopt::eval::workerJobFromJson(kopt::eval::workerJobToJson(Job));
+  EXPECT_EQ(Back.ReferenceManifest, Job.ReferenceManifest);
+  EXPECT_TRUE(Back.ReferenceOnly);
+  EXPECT_EQ(Back.ReferenceCachePolicy, "always");
+  EXPECT_DOUBLE_EQ(Back.Timing.TargetCi, 0.02);
+  nlohmann::json Old = kopt::eval::workerJobToJson(kopt::eval::WorkerJob());
+  Old.erase("reference_manifest");
+  Old.erase("reference_only");
+  Old["timing"].erase("ci_target");
+  kopt::eval::WorkerJob Defaults = kopt::eval::workerJobFromJson(Old);
+  EXPECT_TRUE(Defaults.ReferenceManifest.empty());
+  EXPECT_FALSE(Defaults.ReferenceOnly);
+  EXPECT_DOUBLE_EQ(Defaults.Timing.TargetCi, 0.01);
+}
+} // namespace
+
+namespace {
+// The reference cache's child reports what it kept instead of a
+// correctness report; each kind of result needs its own.
+TEST(WorkerResult, ReferenceChildNeedsWhatItKept) {
+  using namespace kopt::eval;
+  ProcessResult Clean = cleanExit();
+  std::string Kept = R"({"status": "ok", "messages": [], "nonce": "n",
+                         "reference_cache": {"entries_kept": 3}})";
+  EXPECT_TRUE(
+      checkWorkerResult(Kept, "n", Clean, false, WorkerKind::ReferenceCache)
+          .Trusted);
+  EXPECT_FALSE(checkWorkerResult(Kept, "n", Clean, false).Trusted);
+  std::string Bare = R"({"status": "ok", "messages": [], "nonce": "n"})";
+  EXPECT_FALSE(
+      checkWorkerResult(Bare, "n", Clean, false, WorkerKind::ReferenceCache)
+          .Trusted);
+}
 } // namespace

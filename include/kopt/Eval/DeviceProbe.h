@@ -47,6 +47,12 @@ std::string defaultCacheDir();
 int runProbeWorker(const std::string &ResultPath, const std::string &CacheDir,
                    int UserIndex);
 
+/// `kopt-bench selftest`: checks on visible device 0 that the GPU's input
+/// generator, comparison and byte checks agree with the host's; prints one
+/// line per check. Returns 0 when all pass, 1 when one fails, 2 on a CUDA
+/// error.
+int runDataSelfTest();
+
 } // namespace kopt::eval
 
 #endif // KOPT_EVAL_DEVICEPROBE_H

@@ -26,6 +26,8 @@ struct EvaluatorOptions {
   std::vector<int> Devices = {0};
   double TimeoutSeconds = 0; // 0: the problem's timeout_s
   std::string Arch;          // check only: the target (default sm_90a)
+  /// The inputs' base seed, shared by every candidate of the run; unset:
+  /// drawn at random once per run.
   std::optional<std::uint64_t> Seed;
   TimingOptions Timing;
   std::string WorkDir; // empty: a fresh temporary directory
@@ -33,6 +35,11 @@ struct EvaluatorOptions {
   std::string CacheDir; // empty: defaultCacheDir()
   /// Reuse compiled libraries from CacheDir/compile (see CompileCache.h).
   bool CompileCache = true;
+  /// The reference's outputs kept in CacheDir/reference for the run's
+  /// candidates (and later runs with the same seed): "auto" keeps those
+  /// that cost more to recompute than to read back, "always" all of them,
+  /// "off" none (docs/evaluator.md).
+  std::string ReferenceCache = "auto";
   bool OnDevice = true; // false: `check` (compile and static rules only)
   /// After an ok evaluation, a few ncu metrics of the candidate (run).
   bool Profile = false;

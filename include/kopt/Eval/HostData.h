@@ -1,14 +1,17 @@
 //===- HostData.h - Element encoding and random inputs on the host -*- C++ -*-//
 //
-// Inputs are drawn on the host from a counter-based generator keyed by
-// (seed, argument), so the same seed gives the same bytes on any machine.
-// Values are converted to each dtype by round-to-nearest-even; outputs are
-// read back as doubles for comparison.
+// Inputs are drawn from a counter-based generator keyed by (seed,
+// argument), so the same seed gives the same bytes on any machine, and
+// converted to each dtype by round-to-nearest-even (ElementCodec.h). The
+// evaluation child does this on the GPU (lib/Eval/Device/DeviceData.cu);
+// these host versions of the same functions serve the tests, small buffers
+// and anything that has no GPU.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KOPT_EVAL_HOSTDATA_H
 #define KOPT_EVAL_HOSTDATA_H
 
+#include "kopt/Eval/ElementCodec.h"
 #include "kopt/Spec/Problem.h"
 
 #include <cstdint>
@@ -21,6 +24,9 @@ void encodeElement(spec::DType T, double Value, unsigned char *Out);
 
 /// Reads one element of dtype \p T.
 double decodeElement(spec::DType T, const unsigned char *In);
+
+/// A problem's "init" as the codec's plain numbers.
+codec::Distribution distributionOf(const spec::Init &I);
 
 /// \p Count elements of \p A's dtype drawn from its init for \p Seed.
 std::vector<unsigned char> generateBuffer(const spec::Arg &A,

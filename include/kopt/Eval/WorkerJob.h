@@ -18,9 +18,12 @@ namespace kopt::eval {
 
 struct TimingOptions {
   double WarmupMs = 25;  // host time spent warming up, both kernels
-  double RepeatMs = 400; // target measured time per kernel
+  double RepeatMs = 400; // most measured time per kernel
   int MinRuns = 20;
   int MaxRuns = 2000;
+  /// Stop once the speedup's 95% interval is within +-TargetCi of it
+  /// (0: always run the whole budget).
+  double TargetCi = 0.01;
   bool Graph = false; // replay a captured CUDA graph
   bool Skip = false;  // correctness only
 };
@@ -40,6 +43,15 @@ struct WorkerJob {
   /// Only run the candidate's entry on the benchmark shape, once to warm up
   /// and once between cudaProfilerStart/Stop, for ncu (NcuProfile.h).
   bool ProfileOnly = false;
+  /// The reference cache's manifest for this (reference, problem, seed
+  /// base): read by candidate children, written by the reference child.
+  /// Empty: no reference cache.
+  std::string ReferenceManifest;
+  /// The reference child: no candidate; computes the reference's outputs
+  /// of every correctness run and keeps them as ReferenceCachePolicy says
+  /// ("auto": where recomputing costs more than reading back; "always").
+  bool ReferenceOnly = false;
+  std::string ReferenceCachePolicy = "auto";
 };
 
 nlohmann::json workerJobToJson(const WorkerJob &Job);

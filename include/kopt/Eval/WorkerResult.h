@@ -27,11 +27,17 @@ struct WorkerResultCheck {
   std::string Problem;   // why not, for a runtime-error message
 };
 
+/// Which child wrote the result: an evaluation (an ok one carries its
+/// correctness report, and its timing unless timing was skipped) or the
+/// reference cache's child (an ok one carries what it kept).
+enum class WorkerKind { Evaluation, ReferenceCache };
+
 /// \p ResultText is the result file's content (nullopt: no file).
 WorkerResultCheck
 checkWorkerResult(const std::optional<std::string> &ResultText,
                   const std::string &Nonce, const ProcessResult &End,
-                  bool TimingExpected);
+                  bool TimingExpected,
+                  WorkerKind Kind = WorkerKind::Evaluation);
 
 /// A fresh random nonce (32 hex digits).
 std::string makeNonce();

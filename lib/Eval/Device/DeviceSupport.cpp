@@ -9,6 +9,40 @@ namespace kopt::eval::device {
 
 namespace {
 std::string Stage = "starting";
+std::map<std::string, double> Seconds;
+StageTimer *Innermost = nullptr;
+
+double now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+} // namespace
+
+StageTimer::StageTimer(const char *Kind)
+    : Kind(Kind), Start(now()), Outer(Innermost) {
+  if (Outer)
+    Seconds[Outer->Kind] += Start - Outer->Start;
+  Innermost = this;
+}
+
+StageTimer::~StageTimer() {
+  double End = now();
+  Seconds[Kind] += End - Start;
+  Innermost = Outer;
+  if (Outer)
+    Outer->Start = End;
+}
+
+const std::map<std::string, double> &stageSeconds() { return Seconds; }
+
+DeviceMemory::DeviceMemory(std::size_t Bytes) {
+  KOPT_CUDA(cudaMalloc(&Ptr, Bytes ? Bytes : 1));
+}
+
+DeviceMemory::~DeviceMemory() {
+  if (Ptr)
+    cudaFree(Ptr);
 }
 
 void setStage(const std::string &NewStage) {

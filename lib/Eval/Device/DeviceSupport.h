@@ -12,6 +12,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -33,6 +34,45 @@ void check(cudaError_t Error, const char *What);
 /// where a child hung or died.
 void setStage(const std::string &Stage);
 const std::string &currentStage();
+
+/// Adds the wall time of its scope to one kind of work ("inputs",
+/// "reference", "candidate", "compare", ...): the record's stage_seconds.
+class StageTimer {
+public:
+  explicit StageTimer(const char *Kind);
+  ~StageTimer();
+  StageTimer(const StageTimer &) = delete;
+  StageTimer &operator=(const StageTimer &) = delete;
+
+private:
+  const char *Kind;
+  double Start;
+  StageTimer *Outer; // a timer this one interrupts
+};
+/// Seconds per kind of work so far; nested timers count only in the
+/// innermost.
+const std::map<std::string, double> &stageSeconds();
+
+/// Plain device memory, freed on every path.
+class DeviceMemory {
+public:
+  DeviceMemory() = default;
+  explicit DeviceMemory(std::size_t Bytes);
+  DeviceMemory(const DeviceMemory &) = delete;
+  DeviceMemory &operator=(const DeviceMemory &) = delete;
+  DeviceMemory(DeviceMemory &&Other) noexcept : Ptr(Other.Ptr) {
+    Other.Ptr = nullptr;
+  }
+  DeviceMemory &operator=(DeviceMemory &&Other) noexcept {
+    std::swap(Ptr, Other.Ptr);
+    return *this;
+  }
+  ~DeviceMemory();
+  unsigned char *data() const { return static_cast<unsigned char *>(Ptr); }
+
+private:
+  void *Ptr = nullptr;
+};
 
 /// A device buffer with guard zones before and after it. Kernels get the
 /// pointer past the front guard; a write past either end changes a guard

@@ -64,11 +64,27 @@ private:
   std::vector<void *> ArgPointers;
 };
 
+/// The seed of run 1 (and of its reference) for seed index \p K of shape
+/// \p Shape in the correctness check, and the seed of run 2, whose inputs
+/// no earlier call has seen. Timing uses seeds outside both ranges.
+inline std::uint64_t firstRunSeed(const WorkerJob &Job, std::size_t Shape,
+                                  int K) {
+  return Job.SeedBase + Shape * 1000 + static_cast<std::uint64_t>(K);
+}
+inline std::uint64_t secondRunSeed(const WorkerJob &Job, std::size_t Shape,
+                                   int K) {
+  return Job.SeedBase + Shape * 1000 + 500 + static_cast<std::uint64_t>(K);
+}
+
 /// Runs the candidate before and after the reference over every shape and
 /// seed; throws Verdict on the first failure. Fills \p Report.
+/// Reference outputs the store (ReferenceStore.h) holds are read, not
+/// recomputed.
+class ReferenceStore;
 void checkCorrectness(const spec::Problem &P, const WorkerJob &Job,
                       const EntryLibrary &Reference,
-                      const EntryLibrary &Candidate, cudaStream_t Stream,
+                      const EntryLibrary &Candidate,
+                      const ReferenceStore &Store, cudaStream_t Stream,
                       nlohmann::json &Report);
 
 /// Interleaved A/B timing on the benchmark shape; fills \p Report.
@@ -77,14 +93,29 @@ void timeAgainstBaseline(const spec::Problem &P, const WorkerJob &Job,
                          const EntryLibrary &Candidate, cudaStream_t Stream,
                          nlohmann::json &Report);
 
-/// Host inputs of one seed: bytes per argument (empty for non-inputs).
-std::vector<std::vector<unsigned char>> generateInputs(const spec::Problem &P,
-                                                       const spec::Shape &S,
-                                                       std::uint64_t Seed);
+/// One seed's inputs, generated on the GPU (DeviceData.h) and kept there:
+/// every run's argument buffers are filled from it, and after a run the
+/// argument buffers of `in` inputs must still equal it.
+class InputSet {
+public:
+  /// Allocates a buffer for each input of \p Args' shape.
+  explicit InputSet(const ProblemArguments &Args);
+  /// Draws the inputs of \p Seed (the host generator's bytes).
+  void generate(std::uint64_t Seed, cudaStream_t Stream);
+  const unsigned char *data(std::size_t Arg) const {
+    return Buffers[Arg].data();
+  }
+  std::uint64_t seed() const { return Seed; }
 
-/// Uploads inputs (and inout initial values) and poisons outputs.
-void prepareArguments(ProblemArguments &Args,
-                      const std::vector<std::vector<unsigned char>> &Inputs,
+private:
+  const ProblemArguments &Args;
+  std::vector<DeviceMemory> Buffers; // indexed like P.Args
+  std::uint64_t Seed = 0;
+};
+
+/// Copies the inputs (and inout initial values) into the argument buffers
+/// and poisons the outputs, on \p Stream; returns when it is done.
+void prepareArguments(ProblemArguments &Args, const InputSet &Inputs,
                       unsigned char Poison, cudaStream_t Stream);
 
 } // namespace kopt::eval::device

@@ -6,7 +6,8 @@
 // verdict, not a timeout.
 //
 //===----------------------------------------------------------------------===//
-#include "Evaluation.h"
+#include "DeviceData.h"
+#include "ReferenceRuns.h"
 
 #include "kopt/Eval/DeviceProbe.h"
 #include "kopt/Eval/WorkerJob.h"
@@ -26,6 +27,7 @@ namespace {
 [[noreturn]] void finish(const std::string &ResultPath, nlohmann::json Out,
                          int Code) {
   Out["stage"] = currentStage();
+  Out["stage_seconds"] = stageSeconds();
   {
     std::ofstream Result(ResultPath);
     Result << Out.dump(2) << "\n";
@@ -41,7 +43,9 @@ void profileEntry(const spec::Problem &P, const WorkerJob &Job,
   setStage("profiling the candidate on the benchmark shape");
   const spec::Shape &S = P.Shapes.at(P.BenchmarkShape);
   auto Args = allocateArguments(P, S, "the benchmark shape");
-  prepareArguments(*Args, generateInputs(P, S, Job.SeedBase), 0, Stream);
+  InputSet Inputs(*Args);
+  Inputs.generate(Job.SeedBase, Stream);
+  prepareArguments(*Args, Inputs, 0, Stream);
   Candidate.call(Args->argv(), Stream);
   KOPT_CUDA(cudaStreamSynchronize(Stream));
   KOPT_CUDA(cudaProfilerStart());
@@ -76,24 +80,45 @@ int runEvaluationWorker(const std::string &JobPath) {
     const spec::Problem &P = *Loaded.Value;
 
     setStage("creating the CUDA context");
-    KOPT_CUDA(cudaSetDevice(0));
-    KOPT_CUDA(cudaFree(nullptr));
     cudaStream_t Stream = nullptr;
-    // Non-blocking: it does not wait for the legacy default stream, which
-    // the correctness check holds to catch default-stream launches.
-    KOPT_CUDA(cudaStreamCreateWithFlags(&Stream, cudaStreamNonBlocking));
-
-    setStage("loading the compiled libraries");
-    EntryLibrary Reference(Job.ReferenceLibrary);
-    EntryLibrary Candidate(Job.CandidateLibrary);
+    std::unique_ptr<EntryLibrary> Reference, Candidate;
+    {
+      StageTimer Timer("setup");
+      KOPT_CUDA(cudaSetDevice(0));
+      KOPT_CUDA(cudaFree(nullptr));
+      // Non-blocking: it does not wait for the legacy default stream, which
+      // the correctness check holds to catch default-stream launches.
+      KOPT_CUDA(cudaStreamCreateWithFlags(&Stream, cudaStreamNonBlocking));
+      initDeviceData();
+      setStage("loading the compiled libraries");
+      Reference = std::make_unique<EntryLibrary>(Job.ReferenceLibrary);
+      if (!Job.ReferenceOnly)
+        Candidate = std::make_unique<EntryLibrary>(Job.CandidateLibrary);
+    }
+    std::string StoreNote;
+    ReferenceStore Store =
+        Job.ReferenceManifest.empty() || Job.ReferenceOnly
+            ? ReferenceStore()
+            : ReferenceStore(Job.ReferenceManifest, StoreNote);
+    if (!StoreNote.empty())
+      Out["messages"].push_back("note: " + StoreNote);
+    if (Job.ReferenceOnly) {
+      // A fresh manifest: whatever was there is replaced.
+      ReferenceStore Fresh = ReferenceStore::create(Job.ReferenceManifest);
+      nlohmann::json Report = nlohmann::json::object();
+      recordReferences(P, Job, *Reference, Fresh, Stream, Report);
+      Out["reference_cache"] = Report;
+      finish(Job.ResultPath, Out, 0);
+    }
     if (Job.ProfileOnly) {
-      profileEntry(P, Job, Candidate, Stream);
+      profileEntry(P, Job, *Candidate, Stream);
       finish(Job.ResultPath, Out, 0);
     }
 
     nlohmann::json Correctness = nlohmann::json::object();
     try {
-      checkCorrectness(P, Job, Reference, Candidate, Stream, Correctness);
+      checkCorrectness(P, Job, *Reference, *Candidate, Store, Stream,
+                       Correctness);
     } catch (...) {
       Out["correctness"] = Correctness;
       throw;
@@ -103,18 +128,23 @@ int runEvaluationWorker(const std::string &JobPath) {
     if (!Job.Timing.Skip) {
       nlohmann::json Timing = nlohmann::json::object();
       try {
-        timeAgainstBaseline(P, Job, Reference, Candidate, Stream, Timing);
+        StageTimer Timer("timing");
+        timeAgainstBaseline(P, Job, *Reference, *Candidate, Stream, Timing);
       } catch (...) {
         // What the failed timing found (first_mismatch), not a timing.
         Out["timing_check"] = Timing;
         throw;
       }
+      // Clocks that moved or throttling: said in the messages and flags.
+      for (const auto &W : Timing["clock_warnings"])
+        Out["messages"].push_back(W);
+      Out["flags"] = Timing["clock_flags"];
+      Timing.erase("clock_warnings");
+      Timing.erase("clock_flags");
       Out["timing"] = Timing;
-      cudaDeviceProp Props{};
       char Bus[64] = {0};
       if (cudaDeviceGetPCIBusId(Bus, sizeof(Bus), 0) == cudaSuccess)
         Out["clocks_after_timing"] = readClocks(Bus);
-      (void)Props;
     }
     setStage("done");
     finish(Job.ResultPath, Out, 0);

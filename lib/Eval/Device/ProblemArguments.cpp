@@ -1,4 +1,5 @@
 //===- ProblemArguments.cpp - One shape's buffers and argument array ------===//
+#include "DeviceData.h"
 #include "Evaluation.h"
 
 #include "kopt/Eval/HostData.h"
@@ -77,20 +78,27 @@ std::size_t ProblemArguments::bytes(std::size_t Arg) const {
          spec::dtypeSize(P.Args[Arg].Type);
 }
 
-std::vector<std::vector<unsigned char>> generateInputs(const spec::Problem &P,
-                                                       const spec::Shape &S,
-                                                       std::uint64_t Seed) {
-  std::vector<std::vector<unsigned char>> Inputs(P.Args.size());
+InputSet::InputSet(const ProblemArguments &Args) : Args(Args) {
+  const spec::Problem &P = Args.problem();
+  Buffers.resize(P.Args.size());
+  for (std::size_t I = 0; I < P.Args.size(); ++I)
+    if (P.Args[I].isInput())
+      Buffers[I] = DeviceMemory(Args.bytes(I));
+}
+
+void InputSet::generate(std::uint64_t NewSeed, cudaStream_t Stream) {
+  StageTimer Timer("inputs");
+  const spec::Problem &P = Args.problem();
+  Seed = NewSeed;
   for (std::size_t I = 0; I < P.Args.size(); ++I) {
     const Arg &A = P.Args[I];
     if (A.isInput())
-      Inputs[I] = generateBuffer(A, spec::elementCount(A, S), Seed, I);
+      generateOnDevice(Buffers[I].data(), A.Type, distributionOf(A.Initializer),
+                       codec::bufferKey(Seed, I), Args.count(I), Stream);
   }
-  return Inputs;
 }
 
-void prepareArguments(ProblemArguments &Args,
-                      const std::vector<std::vector<unsigned char>> &Inputs,
+void prepareArguments(ProblemArguments &Args, const InputSet &Inputs,
                       unsigned char Poison, cudaStream_t Stream) {
   const spec::Problem &P = Args.problem();
   for (std::size_t I = 0; I < P.Args.size(); ++I) {
@@ -98,8 +106,9 @@ void prepareArguments(ProblemArguments &Args,
     if (!A.isBuffer())
       continue;
     if (A.isInput())
-      KOPT_CUDA(cudaMemcpyAsync(Args.buffer(I).data(), Inputs[I].data(),
-                                Args.bytes(I), cudaMemcpyHostToDevice, Stream));
+      KOPT_CUDA(cudaMemcpyAsync(Args.buffer(I).data(), Inputs.data(I),
+                                Args.bytes(I), cudaMemcpyDeviceToDevice,
+                                Stream));
     else
       KOPT_CUDA(cudaMemsetAsync(Args.buffer(I).data(), Poison, Args.bytes(I),
                                 Stream));

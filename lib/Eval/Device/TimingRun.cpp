@@ -16,10 +16,19 @@
 // outside the events; after each batch the reference is run (untimed) on the
 // same pair's inputs and the copies must match it with the problem's
 // tolerance and be fully written. So a candidate that behaves only when it
-// is checked, or whose captured graph does nothing, is wrong-result.
+// is checked, or whose captured graph does nothing, is wrong-result. The
+// input sets are generated on the GPU and the checks compare there.
+//
+// Pairs run in batches; after a batch, once the 95% interval of the speedup
+// lies within the job's target (1% by default) of the estimate, timing
+// stops: a steady pair needs few runs, a noisy one runs up to the budget
+// (--repeat-ms of measured time per kernel, at most --max-runs pairs).
+// NVML's clocks, temperature and throttling are read after every batch.
 //
 //===----------------------------------------------------------------------===//
-#include "Evaluation.h"
+#include "ClockMonitor.h"
+#include "DeviceData.h"
+#include "ReferenceStore.h"
 
 #include "kopt/Eval/HostData.h"
 #include "kopt/Eval/Statistics.h"
@@ -32,32 +41,6 @@
 namespace kopt::eval::device {
 
 namespace {
-
-/// Plain device memory, freed on every path.
-class DeviceMemory {
-public:
-  DeviceMemory() = default;
-  explicit DeviceMemory(std::size_t Bytes) {
-    KOPT_CUDA(cudaMalloc(&Ptr, Bytes ? Bytes : 1));
-  }
-  DeviceMemory(const DeviceMemory &) = delete;
-  DeviceMemory &operator=(const DeviceMemory &) = delete;
-  DeviceMemory(DeviceMemory &&Other) noexcept : Ptr(Other.Ptr) {
-    Other.Ptr = nullptr;
-  }
-  DeviceMemory &operator=(DeviceMemory &&Other) noexcept {
-    std::swap(Ptr, Other.Ptr);
-    return *this;
-  }
-  ~DeviceMemory() {
-    if (Ptr)
-      cudaFree(Ptr);
-  }
-  unsigned char *data() const { return static_cast<unsigned char *>(Ptr); }
-
-private:
-  void *Ptr = nullptr;
-};
 
 /// Events created on demand and destroyed on every path.
 class EventPool {
@@ -102,10 +85,13 @@ struct CheckSlot {
 constexpr std::size_t InputSets = 2;
 /// Most checked pairs kept at once (device memory: one output set each).
 constexpr std::size_t MaxSlots = 6;
-/// At least this many pairs are checked (the last ones are forced).
+/// The first batch's last pairs are checked, so at least this many are.
 constexpr int MinCheckedPairs = 3;
-/// About this many pairs are checked at random, whatever the run count.
-constexpr double RandomCheckedPairs = 8;
+/// Each other pair is checked with this probability (and the last pair of
+/// every batch always, so the final pair is checked wherever timing stops).
+constexpr double CheckChance = 1.0 / 16;
+/// Pairs in flight before their events are read.
+constexpr int Batch = 32;
 
 class Timer {
 public:
@@ -122,19 +108,13 @@ public:
       if (P.Args[I].isOutput())
         OutputArgs.push_back(I);
     }
-    const spec::Shape &S = P.Shapes[P.BenchmarkShape];
     for (std::size_t Set = 0; Set < InputSets; ++Set) {
       // Seeds the correctness check never uses (it takes +0..+99 and
       // +500..+599 of each shape's thousand).
-      auto Host = generateInputs(P, S, Job.SeedBase + 999 - Set);
-      std::vector<DeviceMemory> Device;
-      for (std::size_t I : InputArgs) {
-        Device.emplace_back(Args.bytes(I));
-        KOPT_CUDA(cudaMemcpy(Device.back().data(), Host[I].data(),
-                             Args.bytes(I), cudaMemcpyHostToDevice));
-      }
-      Sets.push_back(std::move(Device));
+      Sets.push_back(std::make_unique<InputSet>(Args));
+      Sets.back()->generate(Job.SeedBase + 999 - Set, this->Stream);
     }
+    Expected = allocateOutputs(Args);
   }
   ~Timer() {
     for (cudaGraphExec_t G : Graphs)
@@ -185,26 +165,11 @@ public:
   /// Called right after the candidate's run of pair \p Pair was enqueued
   /// (its call has returned, so nothing it saw depended on this choice):
   /// decides whether the pair is checked and, if so, copies its outputs
-  /// aside, outside the events. \p PairsLeft counts the pairs after it,
-  /// \p LeftInBatch those of them in this batch.
-  void maybeKeep(std::size_t Pair, const PairInputs &In, int PairsLeft,
-                 int LeftInBatch, int TotalPairs) {
-    // The last pair always; and the last ones while fewer than
-    // MinCheckedPairs were checked.
-    bool Forced = PairsLeft == 0 || Checked + PairsLeft + 1 <= MinCheckedPairs;
-    double Chance = std::min(1.0, RandomCheckedPairs / std::max(1, TotalPairs));
+  /// aside, outside the events. A \p Forced pair is always checked.
+  void maybeKeep(std::size_t Pair, const PairInputs &In, bool Forced) {
     bool Random =
-        std::uniform_real_distribution<double>(0, 1)(CheckRandom) < Chance;
+        std::uniform_real_distribution<double>(0, 1)(CheckRandom) < CheckChance;
     if (!Forced && !Random)
-      return;
-    std::size_t Free = MaxSlots - std::min(MaxSlots, Slots.size());
-    for (const CheckSlot &S : Slots)
-      Free += !S.Used;
-    // Slots the forced checks of this batch may still need: the pairs of
-    // this batch among the last MinCheckedPairs.
-    int Reserve = std::max(0, std::min(PairsLeft, MinCheckedPairs) -
-                                  (PairsLeft - LeftInBatch));
-    if (!Forced && Free <= static_cast<std::size_t>(Reserve))
       return;
     CheckSlot *Slot = nullptr;
     for (CheckSlot &S : Slots)
@@ -213,7 +178,9 @@ public:
         break;
       }
     if (!Slot) {
-      // A forced check always gets a slot, even past MaxSlots.
+      // A random check waits for a free slot; a forced one grows the pool.
+      if (!Forced && Slots.size() >= MaxSlots)
+        return;
       Slots.emplace_back();
       Slot = &Slots.back();
       for (std::size_t I : OutputArgs)
@@ -231,7 +198,7 @@ public:
 
   /// After a batch has finished: runs the reference on each kept pair's
   /// inputs and compares; throws Verdict on a mismatch.
-  void verifyKept(const EntryLibrary &Reference, int TotalPairs,
+  void verifyKept(const EntryLibrary &Reference, int PairsSoFar,
                   bool GraphReplays, nlohmann::json &Report);
 
   std::size_t flushBytes() const { return FlushBytes; }
@@ -261,7 +228,8 @@ private:
   std::size_t FlushBytes = 0;
   int FlushValue = 0;
   std::vector<std::size_t> InputArgs, OutputArgs;
-  std::vector<std::vector<DeviceMemory>> Sets; // [set][input arg]
+  std::vector<std::unique_ptr<InputSet>> Sets;
+  DeviceOutputs Expected; // the reference's outputs of a checked pair
   std::vector<cudaGraphExec_t> Graphs;
   std::mt19937_64 InputRandom;
   std::mt19937_64 CheckRandom;
@@ -276,7 +244,7 @@ private:
       std::size_t Bytes = Args.bytes(I);
       std::size_t Shift = static_cast<std::size_t>(In.Offset[K]) *
                           spec::dtypeSize(P.Args[I].Type);
-      const unsigned char *Src = Sets[In.Set[K]][K].data();
+      const unsigned char *Src = Sets[In.Set[K]]->data(I);
       auto *Dst = static_cast<unsigned char *>(Args.buffer(I).data());
       KOPT_CUDA(cudaMemcpyAsync(Dst, Src + Shift, Bytes - Shift,
                                 cudaMemcpyDeviceToDevice, Stream));
@@ -298,14 +266,6 @@ private:
       KOPT_CUDA(cudaStreamSynchronize(Stream));
     else
       KOPT_CUDA(cudaDeviceSynchronize());
-  }
-
-  std::vector<unsigned char> readBack(const void *Device, std::size_t Bytes) {
-    std::vector<unsigned char> Host(Bytes);
-    KOPT_CUDA(cudaMemcpyAsync(Host.data(), Device, Bytes,
-                              cudaMemcpyDeviceToHost, Stream));
-    KOPT_CUDA(cudaStreamSynchronize(Stream));
-    return Host;
   }
 };
 
@@ -350,7 +310,7 @@ std::string formatValue(double V) {
   return S.str();
 }
 
-void Timer::verifyKept(const EntryLibrary &Reference, int TotalPairs,
+void Timer::verifyKept(const EntryLibrary &Reference, int PairsSoFar,
                        bool GraphReplays, nlohmann::json &Report) {
   for (CheckSlot &Slot : Slots) {
     if (!Slot.Used)
@@ -358,7 +318,6 @@ void Timer::verifyKept(const EntryLibrary &Reference, int TotalPairs,
     setStage("timing: checking the candidate's outputs of pair " +
              std::to_string(Slot.Pair + 1));
     // The reference on the same inputs, untimed.
-    std::vector<std::vector<unsigned char>> Expected(OutputArgs.size());
     try {
       writeInputs(Slot.Inputs);
       poisonOutputs();
@@ -366,9 +325,7 @@ void Timer::verifyKept(const EntryLibrary &Reference, int TotalPairs,
       Reference.call(Args.argv(), Stream);
       KOPT_CUDA(cudaGetLastError());
       synchronize();
-      for (std::size_t K = 0; K < OutputArgs.size(); ++K)
-        Expected[K] = readBack(Args.buffer(OutputArgs[K]).data(),
-                               Args.bytes(OutputArgs[K]));
+      copyOutputs(Args, Expected, Stream);
     } catch (const CudaFailure &E) {
       throw ReferenceFailure(
           std::string("the reference failed while checking timed runs: ") +
@@ -377,18 +334,16 @@ void Timer::verifyKept(const EntryLibrary &Reference, int TotalPairs,
     for (std::size_t K = 0; K < OutputArgs.size(); ++K) {
       const spec::Arg &A = P.Args[OutputArgs[K]];
       std::int64_t Count = Args.count(OutputArgs[K]);
-      std::vector<unsigned char> Got =
-          readBack(Slot.Outputs[K].data(), Args.bytes(OutputArgs[K]));
       spec::Tolerance Tol = A.OwnTolerance.value_or(P.DefaultTolerance);
-      ComparisonResult R = compareOutputs(
-          A.Type, Got.data(), Expected[K].data(), Count, Tol,
-          A.OwnTolerance.has_value(),
-          A.BufferIntent == spec::Intent::Out ? FirstPoisonByte : 0x00);
+      ComparisonResult R = compareOnDevice(
+          A.Type, Slot.Outputs[K].data(), Expected[OutputArgs[K]].data(), Count,
+          Tol, A.OwnTolerance.has_value(),
+          A.BufferIntent == spec::Intent::Out ? FirstPoisonByte : 0x00, Stream);
       if (R.Ok)
         continue;
       std::ostringstream M;
-      M << "during timing: pair " << (Slot.Pair + 1) << " of " << TotalPairs
-        << (GraphReplays ? " (CUDA-graph replay)" : "")
+      M << "during timing: pair " << (Slot.Pair + 1) << " of the first "
+        << PairsSoFar << (GraphReplays ? " (CUDA-graph replay)" : "")
         << ": the candidate's timed run gave a wrong result: output '" << A.Name
         << "': " << R.Mismatches << " of " << Count << " elements differ";
       if (R.Unwritten)
@@ -480,14 +435,25 @@ void timeAgainstBaseline(const spec::Problem &P, const WorkerJob &Job,
       break;
   }
   double PerRun = std::max(median(WarmTimes), 1e-4);
+  // The budget: RepeatMs of measured time per kernel, within the run
+  // bounds; the interval usually settles well before it.
   int Runs = static_cast<int>(Job.Timing.RepeatMs / PerRun);
   Runs = std::max(Job.Timing.MinRuns, std::min(Job.Timing.MaxRuns, Runs));
 
-  setStage("timing: " + std::to_string(Runs) + " interleaved runs each");
+  char Bus[64] = {0};
+  cudaDeviceGetPCIBusId(Bus, sizeof(Bus), 0);
+  ClockMonitor Clocks(Bus);
+  Clocks.sample();
+
+  setStage("timing: up to " + std::to_string(Runs) + " interleaved runs each");
   std::vector<double> Times[2];
-  const int Batch = 64; // pairs in flight before reading their events
-  for (int Done = 0; Done < Runs;) {
+  std::string Stopped = "budget";
+  int NextSettleCheck = std::max(Job.Timing.MinRuns, 8);
+  int Done = 0;
+  while (Done < Runs) {
     int Now = std::min(Batch, Runs - Done);
+    // The first batch's last MinCheckedPairs pairs, and every batch's last.
+    int Forced = Done == 0 ? MinCheckedPairs : 1;
     for (int I = 0; I < Now; ++I) {
       int Pair = Done + I;
       PairInputs In = T.drawInputs();
@@ -499,17 +465,29 @@ void timeAgainstBaseline(const spec::Problem &P, const WorkerJob &Job,
         T.prepareRun(In);
         T.enqueue(Which, *Libs[Which], Events[Slot], Events[Slot + 1]);
         if (Which == 1)
-          T.maybeKeep(Pair, In, Runs - 1 - Pair, Now - 1 - I, Runs);
+          T.maybeKeep(Pair, In, I >= Now - Forced);
       }
     }
     synchronize();
+    Clocks.sample();
     for (int I = 0; I < Now; ++I)
       for (int Which = 0; Which < 2; ++Which)
         Times[Which].push_back(elapsedMs(Events[4 * I + 2 * Which],
                                          Events[4 * I + 2 * Which + 1]));
     Done += Now;
-    T.verifyKept(Reference, Runs, Graph, Report);
+    T.verifyKept(Reference, Done, Graph, Report);
+    // The interval is re-estimated on a geometric schedule: its bootstrap
+    // costs more than a batch of small kernels.
+    if (Done < Runs && Done >= NextSettleCheck) {
+      if (speedupSettled(Times[0], Times[1], Job.Timing.TargetCi)) {
+        Stopped = "settled";
+        break;
+      }
+      NextSettleCheck = std::max(Done + Batch, Done * 5 / 4);
+    }
   }
+  if (Stopped != "settled" && Done >= Job.Timing.MaxRuns)
+    Stopped = "max-runs";
   T.checkGuards();
 
   SpeedupEstimate Speedup = estimateSpeedup(Times[0], Times[1]);
@@ -523,6 +501,12 @@ void timeAgainstBaseline(const spec::Problem &P, const WorkerJob &Job,
   Report["candidate"] = summaryJson(summarize(Times[1]));
   Report["speedup"] = Speedup.Speedup;
   Report["speedup_ci95"] = {Speedup.Low, Speedup.High};
+  Report["stopped"] = Stopped;
+  Report["ci_target"] = Job.Timing.TargetCi;
+  Report["runs_budget"] = Runs;
+  Report["clocks"] = Clocks.report();
+  Report["clock_warnings"] = Clocks.warnings();
+  Report["clock_flags"] = Clocks.flags();
   Report["baseline_samples_ms"] = Times[0];
   Report["candidate_samples_ms"] = Times[1];
 }

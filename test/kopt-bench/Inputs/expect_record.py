@@ -5,7 +5,11 @@ GPU hosts have no FileCheck, so kopt-bench's tests assert through this
 script. Usage:
 
   expect_record.py [--exit N] [--status S] [--rule R] [--contains TEXT]...
-                   [--speedup-between LO HI] [--record I] -- kopt-bench ...
+                   [--speedup-between LO HI] [--record I] [--check EXPR]...
+                   -- kopt-bench ...
+
+--check EXPR is a Python expression over `r` (the record) and `d` (the whole
+JSON document) that must be true.
 
 It appends `--json FILE` to the command, prints the command's output (so a
 failing test shows it), and exits non-zero with a reason on any mismatch.
@@ -31,6 +35,7 @@ def main():
     parser.add_argument("--speedup-between", nargs=2, type=float)
     parser.add_argument("--record", type=int, default=0)
     parser.add_argument("--save-json")
+    parser.add_argument("--check", action="append", default=[])
     args = parser.parse_args(argv[:split])
     command = argv[split + 1:]
 
@@ -53,7 +58,8 @@ def main():
                 json.dump(doc, f, indent=2)
         record = doc["records"][args.record]
     except (OSError, ValueError, KeyError, IndexError) as e:
-        if args.status or args.rule or args.contains or args.speedup_between:
+        if (args.status or args.rule or args.contains or args.speedup_between
+                or args.check):
             failures.append("no record %d in the JSON: %s" % (args.record, e))
     finally:
         os.unlink(path)
@@ -77,6 +83,16 @@ def main():
                                 (speedup, lo, hi))
             else:
                 print("speedup %.4f within [%g, %g]" % (speedup, lo, hi))
+        for expr in args.check:
+            try:
+                ok = eval(expr, {}, {"r": record, "d": doc})
+            except Exception as e:  # a missing key is a failed check
+                ok = False
+                expr += " (%s: %s)" % (type(e).__name__, e)
+            if ok:
+                print("check ok: " + expr)
+            else:
+                failures.append("check failed: " + expr)
     if failures:
         for f in failures:
             print("expect_record.py: FAIL: " + f)
