@@ -14,6 +14,7 @@
 #include "kopt/Spec/EntrySignature.h"
 #include "kopt/Spec/ProblemValidator.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -742,7 +743,11 @@ EvaluationOutcome Evaluator::run() {
       T.join();
   }
 
-  if (Options.OnDevice && !prepareReferenceCache())
+  // The reference child only pays off when some candidate will run.
+  bool AnyToRun = std::any_of(
+      Compiled.begin(), Compiled.end(),
+      [](const CompiledCandidate &C) { return C.Record["status"] == "ok"; });
+  if (Options.OnDevice && AnyToRun && !prepareReferenceCache())
     return Outcome;
   if (Options.OnDevice) {
     // One worker thread per device; each evaluation is its own process.
