@@ -747,8 +747,15 @@ EvaluationOutcome Evaluator::run() {
   bool AnyToRun = std::any_of(
       Compiled.begin(), Compiled.end(),
       [](const CompiledCandidate &C) { return C.Record["status"] == "ok"; });
-  if (Options.OnDevice && AnyToRun && !prepareReferenceCache())
+  if (Options.OnDevice && AnyToRun && !prepareReferenceCache()) {
+    // A problem error (exit 2): no candidate is run against a failing
+    // reference.
+    if (!Options.KeepWorkDir && Options.WorkDir.empty()) {
+      std::error_code EC;
+      fs::remove_all(Work, EC);
+    }
     return Outcome;
+  }
   if (Options.OnDevice) {
     // One worker thread per device; each evaluation is its own process.
     std::atomic<std::size_t> Next{0};
