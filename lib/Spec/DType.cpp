@@ -48,29 +48,6 @@ std::string knownDTypeNames() {
   return Names;
 }
 
-std::size_t dtypeSize(DType T) {
-  switch (T) {
-  case DType::F64:
-  case DType::I64:
-  case DType::U64:
-    return 8;
-  case DType::F32:
-  case DType::I32:
-  case DType::U32:
-    return 4;
-  case DType::F16:
-  case DType::BF16:
-  case DType::I16:
-    return 2;
-  case DType::FP8E4M3:
-  case DType::FP8E5M2:
-  case DType::I8:
-  case DType::U8:
-    return 1;
-  }
-  return 1;
-}
-
 bool isFloating(DType T) {
   switch (T) {
   case DType::F64:

@@ -63,24 +63,9 @@ inline float nearbyintf(float X) { return std::nearbyint(X); }
 #endif
 } // namespace math
 
-/// Bytes per element (spec::dtypeSize, usable on the GPU).
+/// Bytes per element (spec::dtypeSize is constexpr, so kernels call it).
 KOPT_HD inline int elementSize(DType T) {
-  switch (T) {
-  case DType::F64:
-  case DType::I64:
-  case DType::U64:
-    return 8;
-  case DType::F32:
-  case DType::I32:
-  case DType::U32:
-    return 4;
-  case DType::F16:
-  case DType::BF16:
-  case DType::I16:
-    return 2;
-  default:
-    return 1;
-  }
+  return static_cast<int>(spec::dtypeSize(T));
 }
 
 KOPT_HD inline bool isFloatType(DType T) {
