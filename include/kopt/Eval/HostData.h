@@ -4,8 +4,8 @@
 // argument), so the same seed gives the same bytes on any machine, and
 // converted to each dtype by round-to-nearest-even (ElementCodec.h). The
 // evaluation child does this on the GPU (lib/Eval/Device/DeviceData.cu);
-// these host versions of the same functions serve the tests, small buffers
-// and anything that has no GPU.
+// these host versions of the same functions serve the unit tests and
+// `kopt-bench selftest`, which checks that both sides agree.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KOPT_EVAL_HOSTDATA_H

@@ -24,6 +24,7 @@ struct Nvml {
   InitFn Init = nullptr;
   HandleFn ByBus = nullptr;
   ClockFn Clock = nullptr;
+  ClockFn MaxClock = nullptr;
   ClockFn Temperature = nullptr; // (device, sensor, value)
   ReasonsFn Reasons = nullptr;
   ViolationFn Violations = nullptr;
@@ -37,6 +38,8 @@ struct Nvml {
     ByBus = reinterpret_cast<HandleFn>(
         dlsym(Lib, "nvmlDeviceGetHandleByPciBusId_v2"));
     Clock = reinterpret_cast<ClockFn>(dlsym(Lib, "nvmlDeviceGetClockInfo"));
+    MaxClock =
+        reinterpret_cast<ClockFn>(dlsym(Lib, "nvmlDeviceGetMaxClockInfo"));
     Temperature =
         reinterpret_cast<ClockFn>(dlsym(Lib, "nvmlDeviceGetTemperature"));
     Reasons = reinterpret_cast<ReasonsFn>(
@@ -166,6 +169,23 @@ std::vector<std::string> ClockMonitor::warnings() const {
                 std::to_string(PowerMs) + " ms by power, " +
                 std::to_string(ThermalMs) + " ms by temperature)");
   return W;
+}
+
+nlohmann::json ClockMonitor::clocksNow() const {
+  nlohmann::json Clocks = nlohmann::json::object();
+  if (!Handle)
+    return Clocks;
+  Nvml &N = nvml();
+  unsigned MHz = 0;
+  if (N.Clock(Handle, ClockSm, &MHz) == 0)
+    Clocks["sm_mhz"] = MHz;
+  if (N.Clock(Handle, ClockMemory, &MHz) == 0)
+    Clocks["memory_mhz"] = MHz;
+  if (N.MaxClock && N.MaxClock(Handle, ClockSm, &MHz) == 0)
+    Clocks["max_sm_mhz"] = MHz;
+  if (N.MaxClock && N.MaxClock(Handle, ClockMemory, &MHz) == 0)
+    Clocks["max_memory_mhz"] = MHz;
+  return Clocks;
 }
 
 std::vector<std::string> ClockMonitor::flags() const {

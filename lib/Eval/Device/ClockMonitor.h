@@ -34,6 +34,9 @@ public:
   std::vector<std::string> warnings() const;
   /// Flags for the record: "clocks-changed", "throttled".
   std::vector<std::string> flags() const;
+  /// The current and maximum SM and memory clocks, without recording a
+  /// sample; {} without NVML.
+  nlohmann::json clocksNow() const;
 
 private:
   void *Handle = nullptr;

@@ -1,11 +1,11 @@
 //===- DeviceProbe.cpp - What the evaluator reads off a GPU ---------------===//
 #include "kopt/Eval/DeviceProbe.h"
 
+#include "ClockMonitor.h"
 #include "DeviceSupport.h"
 
 #include <cstdio>
 #include <cstdlib>
-#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 
@@ -15,36 +15,7 @@ namespace fs = std::filesystem;
 using namespace device;
 
 nlohmann::json readClocks(const std::string &PciBusId) {
-  // NVML's C ABI is stable; loading it at run time keeps it optional.
-  nlohmann::json Clocks = nlohmann::json::object();
-  void *Nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!Nvml)
-    return Clocks;
-  using InitFn = int (*)();
-  using HandleFn = int (*)(const char *, void **);
-  using ClockFn = int (*)(void *, int, unsigned *);
-  auto Init = reinterpret_cast<InitFn>(dlsym(Nvml, "nvmlInit_v2"));
-  auto ByBus = reinterpret_cast<HandleFn>(
-      dlsym(Nvml, "nvmlDeviceGetHandleByPciBusId_v2"));
-  auto Current =
-      reinterpret_cast<ClockFn>(dlsym(Nvml, "nvmlDeviceGetClockInfo"));
-  auto Max =
-      reinterpret_cast<ClockFn>(dlsym(Nvml, "nvmlDeviceGetMaxClockInfo"));
-  void *Handle = nullptr;
-  if (!Init || !ByBus || !Current || !Max || Init() != 0 ||
-      ByBus(PciBusId.c_str(), &Handle) != 0)
-    return Clocks;
-  const int Sm = 1, Memory = 2; // NVML_CLOCK_SM, NVML_CLOCK_MEM
-  unsigned MHz = 0;
-  if (Current(Handle, Sm, &MHz) == 0)
-    Clocks["sm_mhz"] = MHz;
-  if (Current(Handle, Memory, &MHz) == 0)
-    Clocks["memory_mhz"] = MHz;
-  if (Max(Handle, Sm, &MHz) == 0)
-    Clocks["max_sm_mhz"] = MHz;
-  if (Max(Handle, Memory, &MHz) == 0)
-    Clocks["max_memory_mhz"] = MHz;
-  return Clocks;
+  return ClockMonitor(PciBusId).clocksNow();
 }
 
 namespace {
