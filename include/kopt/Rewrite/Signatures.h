@@ -2,7 +2,8 @@
 //
 // A candidate must stay a drop-in replacement: the same kernels and host
 // launchers with the same parameter types. Adding `const` to a pointee or
-// `__restrict__` to a kernel pointer keeps the ABI and is allowed.
+// `__restrict__` to a kernel pointer keeps the ABI and is allowed, and so
+// is a new kernel (every existing entry point stays as it was).
 //
 //===----------------------------------------------------------------------===//
 

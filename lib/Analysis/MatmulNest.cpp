@@ -1,0 +1,796 @@
+//===- MatmulNest.cpp - Kernels that compute a dense matrix product -------===//
+
+#include "kopt/Analysis/MatmulNest.h"
+#include "kopt/Analysis/Mutation.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace clang;
+
+namespace kopt {
+
+namespace {
+
+using Step = Decision<bool>;
+
+Refusal refuse(const Twine &Why, const Stmt *At, const ASTContext &Ctx) {
+  return {Why.str(), At ? lineCol(At->getBeginLoc(), Ctx) : LineCol()};
+}
+
+/// `acc += x * y` or `acc = acc + x * y` (x * y on either side).
+struct Accumulation {
+  const Stmt *S = nullptr;
+  const VarDecl *Acc = nullptr;
+  const BinaryOperator *Product = nullptr;
+};
+
+std::optional<Accumulation> matchAccumulation(const Stmt *S) {
+  const auto *B = dyn_cast<BinaryOperator>(S);
+  if (!B)
+    return std::nullopt;
+  const VarDecl *Acc = referencedVar(B->getLHS()->IgnoreParens());
+  if (!Acc || !Acc->hasLocalStorage() || isa<ParmVarDecl>(Acc) ||
+      !Acc->getType()->isRealFloatingType())
+    return std::nullopt;
+  const Expr *Value = nullptr;
+  if (B->getOpcode() == BO_AddAssign) {
+    Value = B->getRHS();
+  } else if (B->getOpcode() == BO_Assign) {
+    const auto *Sum = dyn_cast<BinaryOperator>(B->getRHS()->IgnoreParens());
+    if (!Sum || Sum->getOpcode() != BO_Add)
+      return std::nullopt;
+    if (referencedVar(Sum->getLHS()->IgnoreParenImpCasts()) == Acc)
+      Value = Sum->getRHS();
+    else if (referencedVar(Sum->getRHS()->IgnoreParenImpCasts()) == Acc)
+      Value = Sum->getLHS();
+  }
+  const auto *Mul =
+      Value ? dyn_cast<BinaryOperator>(Value->IgnoreParenImpCasts()) : nullptr;
+  if (!Mul || Mul->getOpcode() != BO_Mul)
+    return std::nullopt;
+  return Accumulation{S, Acc, Mul};
+}
+
+bool isZeroConstant(const Expr *E, const ASTContext &Ctx) {
+  if (!E || E->isValueDependent())
+    return false;
+  E = E->IgnoreParenImpCasts();
+  Expr::EvalResult R;
+  if (!E->EvaluateAsRValue(R, Ctx))
+    return false;
+  if (R.Val.isInt())
+    return R.Val.getInt().isZero();
+  if (R.Val.isFloat())
+    return R.Val.getFloat().isPosZero();
+  return false;
+}
+
+/// An initializer that reads no memory, calls nothing and changes nothing
+/// (builtins, constants, arithmetic on other locals and parameters).
+bool isPureScalarInit(const Expr *E) {
+  bool Pure = true;
+  forEachSubStmt(E, [&](const Stmt *S) {
+    const auto *X = dyn_cast<Expr>(S);
+    if (!X || !Pure || matchBuiltin(X))
+      return;
+    if (isa<CallExpr>(X) || isa<ArraySubscriptExpr>(X) || isa<MemberExpr>(X) ||
+        isa<CXXConstructExpr>(X))
+      Pure = false;
+    if (const auto *U = dyn_cast<UnaryOperator>(X))
+      if (U->getOpcode() == UO_Deref || U->isIncrementDecrementOp() ||
+          U->getOpcode() == UO_AddrOf)
+        Pure = false;
+    if (const auto *B = dyn_cast<BinaryOperator>(X); B && B->isAssignmentOp())
+      Pure = false;
+  });
+  return Pure;
+}
+
+/// The statements of S: its children if it is a compound, else S alone.
+SmallVector<const Stmt *, 8> statementsOf(const Stmt *S) {
+  SmallVector<const Stmt *, 8> Out;
+  if (const auto *C = dyn_cast<CompoundStmt>(S))
+    Out.append(C->body_begin(), C->body_end());
+  else if (S)
+    Out.push_back(S);
+  return Out;
+}
+
+const ParmVarDecl *paramRef(const Expr *E, const Stmt *Scope) {
+  const auto *P = dyn_cast_or_null<ParmVarDecl>(
+      referencedVar(stripCasts(E)->IgnoreParens()));
+  if (!P || !P->getType()->isIntegerType() || isModifiedIn(P, Scope))
+    return nullptr;
+  return P;
+}
+
+/// A pointer parameter subscripted directly, never reassigned.
+const ParmVarDecl *pointerBase(const ArraySubscriptExpr *A,
+                               const Stmt *Scope) {
+  const auto *P = dyn_cast_or_null<ParmVarDecl>(
+      referencedVar(A->getBase()->IgnoreParenImpCasts()));
+  if (!P || !P->getType()->isPointerType() || isModifiedIn(P, Scope))
+    return nullptr;
+  return P;
+}
+
+class Recognizer {
+public:
+  Recognizer(const FunctionDecl *Kernel, ASTContext &Ctx)
+      : Kernel(Kernel), Body(Kernel->getBody()), Ctx(Ctx) {}
+
+  Decision<MatmulNest> run();
+
+private:
+  std::optional<Refusal> findAccumulation();
+  std::optional<Refusal> findLoops();
+  std::optional<Refusal> findStoreAndGuard();
+  std::optional<Refusal> checkStructure();
+  std::optional<Refusal> checkAxis(MatmulAxis &Axis, const char *What);
+  std::optional<Refusal> checkAccUses();
+  /// Global index and masks of one factor of the product.
+  struct Factor {
+    const ParmVarDecl *Base = nullptr;
+    Polynomial Index;
+    bool MaskedByK = false;
+    QualType Type;
+  };
+  Decision<Factor> resolveFactor(const Expr *E);
+  Decision<Factor> resolveShared(const ArraySubscriptExpr *Read,
+                                 const VarDecl *Array);
+  std::optional<Refusal> checkMask(const Expr *Cond, PolyBuilder &PB,
+                                   Factor &F);
+  std::optional<Refusal> classify(const Factor &F, const Expr *At);
+  std::optional<Polynomial> reduceIndex() const;
+  bool isSizeSymbol(const PolySymbol &S) const;
+
+  const FunctionDecl *Kernel;
+  const Stmt *Body;
+  ASTContext &Ctx;
+  MatmulNest N;
+  Accumulation Acc;
+  const ForStmt *Inner = nullptr, *Outer = nullptr;
+  CountedLoop InnerLoop, OuterLoop;
+  bool HaveA = false, HaveB = false;
+};
+
+Decision<MatmulNest> Recognizer::run() {
+  if (std::optional<Refusal> R = findAccumulation())
+    return *R;
+  for (auto Check : {&Recognizer::findLoops, &Recognizer::findStoreAndGuard,
+                     &Recognizer::checkStructure, &Recognizer::checkAccUses})
+    if (std::optional<Refusal> R = (this->*Check)())
+      return *R;
+  if (std::optional<Refusal> R = checkAxis(N.Row, "row"))
+    return *R;
+  if (std::optional<Refusal> R = checkAxis(N.Col, "column"))
+    return *R;
+  if (N.Row.Dim == N.Col.Dim)
+    return refuse("the row and the column use the same dimension of "
+                  "threadIdx",
+                  Acc.S, Ctx);
+  for (const Expr *E : {Acc.Product->getLHS(), Acc.Product->getRHS()}) {
+    Decision<Factor> F = resolveFactor(E);
+    if (auto *R = std::get_if<Refusal>(&F))
+      return *R;
+    const Factor &X = std::get<Factor>(F);
+    if (N.F == MatmulNest::SharedTiles && !X.MaskedByK)
+      return refuse("the shared tile of '" + X.Base->getName() +
+                        "' is not masked with zero beyond the reduction "
+                        "bound, so the last tile reads past it",
+                    E, Ctx);
+    if (std::optional<Refusal> R = classify(X, E))
+      return *R;
+  }
+  if (!HaveA || !HaveB)
+    return refuse("the two factors do not index one by the row and one by "
+                  "the column",
+                  Acc.S, Ctx);
+  QualType AT = N.A.Base->getType()->getPointeeType().getUnqualifiedType();
+  QualType BT = N.B.Base->getType()->getPointeeType().getUnqualifiedType();
+  QualType AccT = N.Acc->getType().getUnqualifiedType();
+  if (!Ctx.hasSameType(AT, AccT) || !Ctx.hasSameType(BT, AccT) ||
+      !Ctx.hasSameType(Acc.Product->getType(), AccT))
+    return refuse("A, B, their product and the accumulator are not all of "
+                  "one floating-point type",
+                  Acc.S, Ctx);
+  N.Elem = AccT;
+  N.Loc = lineCol(Acc.S->getBeginLoc(), Ctx);
+  return N;
+}
+
+std::optional<Refusal> Recognizer::findAccumulation() {
+  unsigned Count = 0;
+  forEachSubStmt(Body, [&](const Stmt *S) {
+    if (std::optional<Accumulation> A = matchAccumulation(S)) {
+      if (!Count++)
+        Acc = *A;
+    }
+  });
+  if (Count == 0)
+    return Refusal{};
+  if (Count > 1)
+    return refuse("the kernel accumulates " + Twine(Count) +
+                      " products; one accumulator is handled",
+                  Acc.S, Ctx);
+  N.Acc = Acc.Acc;
+  return std::nullopt;
+}
+
+std::optional<Refusal> Recognizer::findLoops() {
+  DynTypedNodeList Parents = Ctx.getParents(*Acc.S);
+  const Stmt *Up = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+  if (const auto *C = dyn_cast_or_null<CompoundStmt>(Up);
+      C && C->size() == 1) {
+    Parents = Ctx.getParents(*C);
+    Up = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+  }
+  Inner = dyn_cast_or_null<ForStmt>(Up);
+  if (!Inner)
+    return Refusal{};
+  std::optional<CountedLoop> L = matchCountedLoop(Inner);
+  auto IsOne = [&](const Expr *E) {
+    return !E || evaluateInt(E, Ctx, nullptr) == std::optional<int64_t>(1);
+  };
+  if (!L || L->Inclusive || evaluateInt(L->Init, Ctx, nullptr) != 0 ||
+      !IsOne(L->Step) || !L->Var->getType()->isIntegerType())
+    return refuse("the loop around the accumulation does not count from 0 "
+                  "by 1 to a bound",
+                  Inner, Ctx);
+  InnerLoop = *L;
+  // An enclosing counted loop makes it the tiled form.
+  for (DynTypedNodeList P = Ctx.getParents(*Inner); !P.empty();
+       P = Ctx.getParents(P[0])) {
+    const Stmt *S = P[0].get<Stmt>();
+    if (!S)
+      break;
+    if (const auto *F = dyn_cast<ForStmt>(S)) {
+      Outer = F;
+      break;
+    }
+    if (isa<WhileStmt>(S) || isa<DoStmt>(S))
+      return refuse("the accumulation is inside a while or do loop", S, Ctx);
+  }
+  if (!Outer) {
+    N.F = MatmulNest::DotLoop;
+    N.Reduce = paramRef(InnerLoop.Bound, Body);
+    if (!N.Reduce)
+      return refuse("the dot-product loop's bound is not an unmodified "
+                    "integer parameter of the kernel",
+                    Inner, Ctx);
+    return std::nullopt;
+  }
+  N.F = MatmulNest::SharedTiles;
+  std::optional<CountedLoop> O = matchCountedLoop(Outer);
+  std::optional<int64_t> Tile = evaluateInt(InnerLoop.Bound, Ctx, Body);
+  std::optional<int64_t> OuterStep =
+      O && O->Step ? evaluateInt(O->Step, Ctx, Body) : std::nullopt;
+  if (!O || O->Inclusive || evaluateInt(O->Init, Ctx, nullptr) != 0 ||
+      !Tile || *Tile <= 0 || OuterStep != Tile)
+    return refuse("the loop over tiles does not count from 0 in steps of "
+                  "the inner loop's constant trip count",
+                  Outer, Ctx);
+  OuterLoop = *O;
+  N.SharedTile = *Tile;
+  N.Reduce = paramRef(OuterLoop.Bound, Body);
+  if (!N.Reduce)
+    return refuse("the loop over tiles' bound is not an unmodified integer "
+                  "parameter of the kernel",
+                  Outer, Ctx);
+  // Its body: the tile stores, a barrier, the inner loop, a barrier.
+  SmallVector<const Stmt *, 8> Stmts = statementsOf(Outer->getBody());
+  auto IsSharedStore = [&](const Stmt *S) {
+    const auto *B = dyn_cast<BinaryOperator>(S);
+    const auto *Sub =
+        B && B->getOpcode() == BO_Assign
+            ? dyn_cast<ArraySubscriptExpr>(B->getLHS()->IgnoreParens())
+            : nullptr;
+    const auto *Row =
+        Sub ? dyn_cast<ArraySubscriptExpr>(Sub->getBase()->IgnoreImpCasts())
+            : nullptr;
+    const VarDecl *V =
+        Row ? referencedVar(Row->getBase()->IgnoreImpCasts()) : nullptr;
+    return V && V->hasAttr<CUDASharedAttr>();
+  };
+  bool Shaped = Stmts.size() >= 4 && Stmts[Stmts.size() - 2] == Inner &&
+                isBarrierCall(Stmts.back()) &&
+                isBarrierCall(Stmts[Stmts.size() - 3]);
+  for (unsigned I = 0; Shaped && I + 3 < Stmts.size(); ++I)
+    Shaped = IsSharedStore(Stmts[I]);
+  if (!Shaped)
+    return refuse("the loop over tiles is not shared-memory tile stores, "
+                  "__syncthreads(), the product loop, __syncthreads()",
+                  Outer, Ctx);
+  return std::nullopt;
+}
+
+std::optional<Refusal> Recognizer::findStoreAndGuard() {
+  const BinaryOperator *Store = nullptr;
+  unsigned Stores = 0;
+  forEachSubStmt(Body, [&](const Stmt *S) {
+    std::optional<WriteOf> W = writeOf(S);
+    if (!W)
+      return;
+    const auto *Sub = dyn_cast<ArraySubscriptExpr>(W->Target->IgnoreParens());
+    if (!Sub || !pointerBase(Sub, Body))
+      return;
+    ++Stores;
+    Store = dyn_cast<BinaryOperator>(S);
+  });
+  if (Stores != 1 || !Store || Store->getOpcode() != BO_Assign)
+    return refuse("the kernel does not store exactly once to global memory "
+                  "with '='",
+                  Acc.S, Ctx);
+  N.Store = Store;
+  const auto *Target = cast<ArraySubscriptExpr>(Store->getLHS()->IgnoreParens());
+  N.C = pointerBase(Target, Body);
+  // The guard: the if whose then-branch holds the store.
+  for (DynTypedNodeList P = Ctx.getParents(*Store); !P.empty();
+       P = Ctx.getParents(P[0])) {
+    const Stmt *S = P[0].get<Stmt>();
+    if (!S || S == Body)
+      break;
+    if (const auto *If = dyn_cast<IfStmt>(S)) {
+      N.Guard = If;
+      break;
+    }
+  }
+  if (!N.Guard || N.Guard->getElse() || N.Guard->getInit() ||
+      N.Guard->getConditionVariable())
+    return refuse("the store is not under an 'if' (without else) that "
+                  "bounds the row and the column",
+                  Store, Ctx);
+  // `row < M && col < N`, either order, either spelling of `<`.
+  const auto *And =
+      dyn_cast<BinaryOperator>(N.Guard->getCond()->IgnoreParenImpCasts());
+  if (!And || And->getOpcode() != BO_LAnd)
+    return refuse("the guard is not 'row < M && col < N'", N.Guard, Ctx);
+  std::vector<std::pair<const VarDecl *, const ParmVarDecl *>> Bounds;
+  for (const Expr *Side : {And->getLHS(), And->getRHS()}) {
+    const auto *Cmp = dyn_cast<BinaryOperator>(Side->IgnoreParenImpCasts());
+    if (!Cmp || (Cmp->getOpcode() != BO_LT && Cmp->getOpcode() != BO_GT))
+      return refuse("the guard is not 'row < M && col < N'", N.Guard, Ctx);
+    const Expr *Small = Cmp->getOpcode() == BO_LT ? Cmp->getLHS() : Cmp->getRHS();
+    const Expr *Big = Cmp->getOpcode() == BO_LT ? Cmp->getRHS() : Cmp->getLHS();
+    const VarDecl *V = referencedVar(stripCasts(Small)->IgnoreParens());
+    const ParmVarDecl *P = paramRef(Big, Body);
+    if (!V || !P || isa<ParmVarDecl>(V))
+      return refuse("the guard is not 'row < M && col < N' with local "
+                    "indices and parameter bounds",
+                    N.Guard, Ctx);
+    Bounds.push_back({V, P});
+  }
+  // Which is the row is settled by the store's index and the factors; here
+  // the first is taken as the row and swapped in classify() if needed.
+  N.Row.Var = Bounds[0].first;
+  N.Row.Bound = Bounds[0].second;
+  N.Col.Var = Bounds[1].first;
+  N.Col.Bound = Bounds[1].second;
+  if (N.Row.Var == N.Col.Var)
+    return refuse("the guard bounds one index twice", N.Guard, Ctx);
+  PolyBuilder PB(Ctx, Body);
+  PB.keepWhole(N.Row.Var);
+  PB.keepWhole(N.Col.Var);
+  std::optional<Polynomial> Index = PB.build(Target->getIdx());
+  std::optional<Polynomial> SR =
+      Index ? Index->coefficientOf(PolySymbol::variable(N.Row.Var))
+            : std::nullopt;
+  std::optional<Polynomial> SC =
+      Index ? Index->coefficientOf(PolySymbol::variable(N.Col.Var))
+            : std::nullopt;
+  if (!SR || !SC || SR->isZero() || SC->isZero() ||
+      !Index->without(PolySymbol::variable(N.Row.Var))
+           .without(PolySymbol::variable(N.Col.Var))
+           .isZero() ||
+      !SR->onlySymbols([&](const PolySymbol &S) { return isSizeSymbol(S); }) ||
+      !SC->onlySymbols([&](const PolySymbol &S) { return isSizeSymbol(S); }))
+    return refuse("the store's index is not row * S + column * T with S and "
+                  "T parameters or constants",
+                  Store, Ctx);
+  N.CRow = *SR;
+  N.CCol = *SC;
+  return std::nullopt;
+}
+
+bool Recognizer::isSizeSymbol(const PolySymbol &S) const {
+  const auto *P = dyn_cast_or_null<ParmVarDecl>(S.Decl);
+  return P && P->getType()->isIntegerType() && !isModifiedIn(P, Body);
+}
+
+std::optional<Refusal> Recognizer::checkStructure() {
+  // The statements the kernel is made of: declarations, the loop nest and
+  // the guarded store; the guard may instead hold the accumulator, the
+  // loop and the store.
+  const Stmt *Nest = Outer ? Outer : Inner;
+  auto CheckDecls = [&](const Stmt *S) -> std::optional<Refusal> {
+    const auto *D = dyn_cast<DeclStmt>(S);
+    if (!D)
+      return refuse("a statement besides declarations, the loop and the "
+                    "guarded store",
+                    S, Ctx);
+    for (const Decl *X : D->decls()) {
+      const auto *V = dyn_cast<VarDecl>(X);
+      if (!V)
+        return refuse("an unexpected declaration", S, Ctx);
+      if (V->hasAttr<CUDASharedAttr>() && !V->hasInit() &&
+          V->getType()->isConstantArrayType())
+        continue;
+      if (!V->hasLocalStorage() || !V->getType()->isScalarType() ||
+          !V->getInit() || !isPureScalarInit(V->getInit()))
+        return refuse("'" + V->getName() +
+                          "' is not a scalar local with a side-effect-free "
+                          "initializer",
+                      S, Ctx);
+      if (V != N.Acc && isModifiedIn(V, Body) && V != InnerLoop.Var &&
+          (!Outer || V != OuterLoop.Var))
+        return refuse("'" + V->getName() + "' is modified", S, Ctx);
+    }
+    return std::nullopt;
+  };
+  SmallVector<const Stmt *, 8> Top = statementsOf(Body);
+  if (Top.empty())
+    return Refusal{};
+  if (Top.back() != N.Guard)
+    return refuse("the guarded store is not the kernel's last statement",
+                  Top.back(), Ctx);
+  SmallVector<const Stmt *, 8> Guarded = statementsOf(N.Guard->getThen());
+  bool NestInGuard = llvm::is_contained(Guarded, Nest);
+  if (NestInGuard && N.F == MatmulNest::SharedTiles)
+    return refuse("the tile loop is under the guard, so some threads skip "
+                  "its barriers",
+                  N.Guard, Ctx);
+  for (const Stmt *S : llvm::drop_end(Top))
+    if (S != Nest)
+      if (std::optional<Refusal> R = CheckDecls(S))
+        return R;
+  if (!NestInGuard && !llvm::is_contained(Top, Nest))
+    return refuse("the product loop is nested in other statements", Nest, Ctx);
+  if (Guarded.empty() || Guarded.back() != N.Store)
+    return refuse("the store is not the guard's last statement", N.Store, Ctx);
+  for (const Stmt *S : llvm::drop_end(Guarded))
+    if (S != Nest)
+      if (std::optional<Refusal> R = CheckDecls(S))
+        return R;
+  // The guard and the store are re-evaluated for each element elsewhere:
+  // they may read the row, the column, the accumulator and parameters, not
+  // other locals or the thread's builtins.
+  std::optional<Refusal> Outside;
+  for (const Stmt *Part : {static_cast<const Stmt *>(N.Guard->getCond()),
+                           N.Store})
+    forEachSubStmt(Part, [&](const Stmt *S) {
+      const auto *E = dyn_cast<Expr>(S);
+      if (!E || Outside)
+        return;
+      if (matchBuiltin(E))
+        Outside = refuse("the guard or the store reads a CUDA builtin "
+                         "directly",
+                         S, Ctx);
+      const VarDecl *V = referencedVar(E);
+      if (V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+          V != N.Row.Var && V != N.Col.Var && V != N.Acc)
+        Outside = refuse("the guard or the store reads the local '" +
+                             V->getName() +
+                             "' (only the row, the column and the "
+                             "accumulator are carried over)",
+                         S, Ctx);
+    });
+  if (Outside)
+    return Outside;
+  const Expr *Init = N.Acc->getInit();
+  if (!Init || !isZeroConstant(Init, Ctx))
+    return refuse("the accumulator '" + N.Acc->getName() +
+                      "' does not start at zero",
+                  Acc.S, Ctx);
+  bool Hazard = false;
+  forEachSubStmt(Body, [&](const Stmt *S) {
+    if (isa<AsmStmt>(S) || isa<ReturnStmt>(S) || isa<GotoStmt>(S) ||
+        isa<BreakStmt>(S) || isa<ContinueStmt>(S))
+      Hazard = true;
+  });
+  if (Hazard)
+    return refuse("the kernel has a return, jump or inline assembly", Acc.S,
+                  Ctx);
+  return std::nullopt;
+}
+
+std::optional<Refusal> Recognizer::checkAccUses() {
+  // Besides the accumulation, the accumulator is only read by the store.
+  for (const DeclRefExpr *Ref : referencesTo(Body, N.Acc, Ctx)) {
+    if (Acc.S->getSourceRange().fullyContains(Ref->getSourceRange()))
+      continue;
+    if (!cast<BinaryOperator>(N.Store)->getRHS()->getSourceRange().fullyContains(
+            Ref->getSourceRange()))
+      return refuse("the accumulator '" + N.Acc->getName() +
+                        "' is used outside the product and the stored value",
+                    Ref, Ctx);
+  }
+  return std::nullopt;
+}
+
+std::optional<Refusal> Recognizer::checkAxis(MatmulAxis &Axis,
+                                             const char *What) {
+  const Expr *Init = Axis.Var->getInit();
+  PolyBuilder PB(Ctx, Body);
+  std::optional<Polynomial> P = Init ? PB.build(Init) : std::nullopt;
+  auto Fail = [&] {
+    return refuse(Twine("the ") + What + " '" + Axis.Var->getName() +
+                      "' is not blockIdx * tile + threadIdx in one "
+                      "dimension",
+                  Axis.Var->getInit() ? static_cast<const Stmt *>(Init)
+                                      : Acc.S,
+                  Ctx);
+  };
+  if (!P || isModifiedIn(Axis.Var, Body))
+    return Fail();
+  for (unsigned Dim : {0u, 1u}) {
+    PolySymbol Tid = PolySymbol::builtin(BuiltinVar::ThreadIdx, Dim);
+    PolySymbol Bid = PolySymbol::builtin(BuiltinVar::BlockIdx, Dim);
+    std::optional<Polynomial> T = P->coefficientOf(Tid);
+    std::optional<Polynomial> Tile = P->coefficientOf(Bid);
+    if (!T || T->asConstant() != 1 || !Tile)
+      continue;
+    std::optional<Polynomial> Rest = add(
+        *P, *add(Polynomial::symbol(Tid),
+                 *multiply(Polynomial::symbol(Bid), *Tile)),
+        -1);
+    if (!Rest || !Rest->isZero())
+      return Fail();
+    Axis.Dim = Dim;
+    if (std::optional<int64_t> C = Tile->asConstant(); C && *C > 0) {
+      Axis.Tile = *C;
+      return std::nullopt;
+    }
+    if (*Tile == Polynomial::symbol(
+                     PolySymbol::builtin(BuiltinVar::BlockDim, Dim)))
+      return std::nullopt;
+    return Fail();
+  }
+  return Fail();
+}
+
+std::optional<Polynomial> Recognizer::reduceIndex() const {
+  Polynomial K = Polynomial::symbol(PolySymbol::variable(InnerLoop.Var));
+  if (!Outer)
+    return K;
+  return add(K, Polynomial::symbol(PolySymbol::variable(OuterLoop.Var)));
+}
+
+Decision<Recognizer::Factor> Recognizer::resolveFactor(const Expr *E) {
+  const auto *Sub = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
+  if (!Sub)
+    return refuse("a factor of the product is not an array element", E, Ctx);
+  if (N.F == MatmulNest::DotLoop) {
+    Factor F;
+    F.Base = pointerBase(Sub, Body);
+    if (!F.Base)
+      return refuse("a factor is not an element of a pointer parameter", E,
+                    Ctx);
+    PolyBuilder PB(Ctx, Body);
+    PB.keepWhole(N.Row.Var);
+    PB.keepWhole(N.Col.Var);
+    PB.counter(InnerLoop.Var);
+    std::optional<Polynomial> I = PB.build(Sub->getIdx());
+    if (!I)
+      return refuse("the index of '" + F.Base->getName() +
+                        "' is not a polynomial in the row, column, loop "
+                        "counter and parameters",
+                    E, Ctx);
+    F.Index = *I;
+    F.Type = Sub->getType();
+    return F;
+  }
+  // Sh[a][b]: a 2D shared array.
+  const auto *RowSub = dyn_cast<ArraySubscriptExpr>(Sub->getBase()->IgnoreImpCasts());
+  const VarDecl *Array =
+      RowSub ? referencedVar(RowSub->getBase()->IgnoreImpCasts()) : nullptr;
+  if (!Array || !Array->hasAttr<CUDASharedAttr>())
+    return refuse("a factor of the tiled product is not an element of a 2D "
+                  "__shared__ array",
+                  E, Ctx);
+  return resolveShared(Sub, Array);
+}
+
+Decision<Recognizer::Factor>
+Recognizer::resolveShared(const ArraySubscriptExpr *Read, const VarDecl *Array) {
+  // Its one store, in the tile loop.
+  const BinaryOperator *Store = nullptr;
+  unsigned Writes = 0;
+  forEachSubStmt(Body, [&](const Stmt *S) {
+    std::optional<WriteOf> W = writeOf(S);
+    if (!W)
+      return;
+    const auto *Sub = dyn_cast<ArraySubscriptExpr>(W->Target->IgnoreParens());
+    const auto *Row =
+        Sub ? dyn_cast<ArraySubscriptExpr>(Sub->getBase()->IgnoreImpCasts())
+            : nullptr;
+    if (Row && referencedVar(Row->getBase()->IgnoreImpCasts()) == Array) {
+      ++Writes;
+      Store = dyn_cast<BinaryOperator>(S);
+    }
+  });
+  if (Writes != 1 || !Store ||
+      !llvm::is_contained(statementsOf(Outer->getBody()), Store))
+    return refuse("'" + Array->getName() +
+                      "' is not stored once, at the top of the tile loop",
+                  Read, Ctx);
+  if (countReferences(Body, Array) != 2)
+    return refuse("'" + Array->getName() +
+                      "' is used besides its store and the product",
+                  Read, Ctx);
+  const auto *W = cast<ArraySubscriptExpr>(Store->getLHS()->IgnoreParens());
+  const auto *WRow = cast<ArraySubscriptExpr>(W->getBase()->IgnoreImpCasts());
+  const auto *RRow = cast<ArraySubscriptExpr>(Read->getBase()->IgnoreImpCasts());
+  // Each stored subscript is one thread index; the read names the thread
+  // that stored the element, which the value is then built for.
+  PolyBuilder Plain(Ctx, Body);
+  Plain.counter(InnerLoop.Var);
+  PolyBuilder PB(Ctx, Body);
+  PB.keepWhole(N.Row.Var);
+  PB.keepWhole(N.Col.Var);
+  PB.counter(InnerLoop.Var);
+  PB.counter(OuterLoop.Var);
+  PolySymbol K = PolySymbol::variable(InnerLoop.Var);
+  bool UsedDims[2] = {false, false};
+  const Expr *WIdx[2] = {WRow->getIdx(), W->getIdx()};
+  const Expr *RIdx[2] = {RRow->getIdx(), Read->getIdx()};
+  for (unsigned Pos = 0; Pos < 2; ++Pos) {
+    std::optional<Polynomial> WP = Plain.build(WIdx[Pos]);
+    std::optional<Polynomial> RP = Plain.build(RIdx[Pos]);
+    std::optional<unsigned> Dim;
+    for (unsigned D : {0u, 1u})
+      if (WP && *WP == Polynomial::symbol(
+                           PolySymbol::builtin(BuiltinVar::ThreadIdx, D)))
+        Dim = D;
+    if (!Dim || UsedDims[*Dim] || !RP)
+      return refuse("'" + Array->getName() +
+                        "' is not stored at [threadIdx.y][threadIdx.x] (or "
+                        "transposed)",
+                    Store, Ctx);
+    UsedDims[*Dim] = true;
+    if (*RP == *WP)
+      continue;
+    if (*RP != Polynomial::symbol(K))
+      return refuse("'" + Array->getName() +
+                        "' is read at an index other than the thread's own "
+                        "or the product loop's counter",
+                    Read, Ctx);
+    // The element was stored by the thread whose threadIdx.<Dim> is k; the
+    // row or column of that thread is then not this thread's.
+    PB.substitute(PolySymbol::builtin(BuiltinVar::ThreadIdx, *Dim), *RP);
+    N.SharedDims[*Dim] = true;
+    for (const MatmulAxis *A : {&N.Row, &N.Col}) {
+      PolyBuilder Init(Ctx, Body);
+      std::optional<Polynomial> AP = Init.build(A->Var->getInit());
+      if ((!AP ||
+           AP->mentions(PolySymbol::builtin(BuiltinVar::ThreadIdx, *Dim))) &&
+          countReferences(Store->getRHS(), A->Var))
+        return refuse("the value stored into '" + Array->getName() +
+                          "' uses '" + A->Var->getName() +
+                          "', which differs in the thread that stored the "
+                          "element read",
+                      Store, Ctx);
+    }
+  }
+  const auto *AT = Ctx.getAsConstantArrayType(Array->getType());
+  const auto *Inner2 =
+      AT ? Ctx.getAsConstantArrayType(AT->getElementType()) : nullptr;
+  if (!Inner2)
+    return refuse("'" + Array->getName() + "' is not a 2D array", Read, Ctx);
+  Factor F;
+  F.Type = Inner2->getElementType().getUnqualifiedType();
+  const Expr *V = Store->getRHS()->IgnoreParenImpCasts();
+  const Expr *Load = V;
+  if (const auto *C = dyn_cast<ConditionalOperator>(V)) {
+    if (!isZeroConstant(C->getFalseExpr(), Ctx))
+      return refuse("the masked value stored into '" + Array->getName() +
+                        "' is not 'condition ? element : 0'",
+                    Store, Ctx);
+    Load = C->getTrueExpr()->IgnoreParenImpCasts();
+    if (std::optional<Refusal> R = checkMask(C->getCond(), PB, F))
+      return *R;
+  }
+  const auto *Sub = dyn_cast<ArraySubscriptExpr>(Load);
+  F.Base = Sub ? pointerBase(Sub, Body) : nullptr;
+  std::optional<Polynomial> I = F.Base ? PB.build(Sub->getIdx()) : std::nullopt;
+  if (!I || !Ctx.hasSameType(Sub->getType().getUnqualifiedType(), F.Type))
+    return refuse("the value stored into '" + Array->getName() +
+                      "' is not an element of a pointer parameter of its "
+                      "type at a polynomial index",
+                  Store, Ctx);
+  F.Index = *I;
+  return F;
+}
+
+std::optional<Refusal> Recognizer::checkMask(const Expr *Cond, PolyBuilder &PB,
+                                             Factor &F) {
+  SmallVector<const Expr *, 4> Work = {Cond}, Parts;
+  while (!Work.empty()) {
+    const Expr *E = Work.pop_back_val()->IgnoreParenImpCasts();
+    const auto *B = dyn_cast<BinaryOperator>(E);
+    if (B && B->getOpcode() == BO_LAnd) {
+      Work.push_back(B->getLHS());
+      Work.push_back(B->getRHS());
+    } else {
+      Parts.push_back(E);
+    }
+  }
+  std::optional<Polynomial> KK = reduceIndex();
+  for (const Expr *E : Parts) {
+    const auto *Cmp = dyn_cast<BinaryOperator>(E);
+    if (!Cmp || (Cmp->getOpcode() != BO_LT && Cmp->getOpcode() != BO_GT))
+      return refuse("a mask condition is not a '<' comparison", E, Ctx);
+    const Expr *Small = Cmp->getOpcode() == BO_LT ? Cmp->getLHS() : Cmp->getRHS();
+    const Expr *Big = Cmp->getOpcode() == BO_LT ? Cmp->getRHS() : Cmp->getLHS();
+    const ParmVarDecl *P = paramRef(Big, Body);
+    std::optional<Polynomial> S = PB.build(Small);
+    if (!P || !S)
+      return refuse("a mask condition does not compare with a parameter", E,
+                    Ctx);
+    // Row < M and column < N repeat the store's guard; k < K is the mask.
+    if (P == N.Row.Bound && *S == Polynomial::symbol(
+                                      PolySymbol::variable(N.Row.Var)))
+      continue;
+    if (P == N.Col.Bound && *S == Polynomial::symbol(
+                                      PolySymbol::variable(N.Col.Var)))
+      continue;
+    if (P == N.Reduce && KK && *S == *KK) {
+      F.MaskedByK = true;
+      continue;
+    }
+    return refuse("a mask condition is not row < M, column < N or the "
+                  "reduction index < K",
+                  E, Ctx);
+  }
+  return std::nullopt;
+}
+
+std::optional<Refusal> Recognizer::classify(const Factor &F, const Expr *At) {
+  std::optional<Polynomial> KK = reduceIndex();
+  PolySymbol K = PolySymbol::variable(InnerLoop.Var);
+  std::optional<Polynomial> SK = F.Index.coefficientOf(K);
+  std::optional<Polynomial> Rest =
+      SK && KK ? add(F.Index, *multiply(*KK, *SK), -1) : std::nullopt;
+  auto Fail = [&](const Twine &Why) {
+    return refuse("the index of '" + F.Base->getName() + "' " + Why, At, Ctx);
+  };
+  if (!Rest || SK->isZero() || Rest->mentions(K) ||
+      (Outer && Rest->mentions(PolySymbol::variable(OuterLoop.Var))))
+    return Fail("does not step through the reduction index by a fixed "
+                "stride");
+  PolySymbol Row = PolySymbol::variable(N.Row.Var);
+  PolySymbol Col = PolySymbol::variable(N.Col.Var);
+  std::optional<Polynomial> SR = Rest->coefficientOf(Row);
+  std::optional<Polynomial> SC = Rest->coefficientOf(Col);
+  if (!SR || !SC || !Rest->without(Row).without(Col).isZero() ||
+      SR->isZero() == SC->isZero())
+    return Fail("is not (row or column) * stride + k * stride");
+  auto Sizes = [&](const PolySymbol &S) { return isSizeSymbol(S); };
+  if (!SK->onlySymbols(Sizes) || !SR->onlySymbols(Sizes) ||
+      !SC->onlySymbols(Sizes))
+    return Fail("has strides that are not parameters or constants");
+  bool IsA = !SR->isZero();
+  if (IsA ? HaveA : HaveB)
+    return Fail("uses the same output index as the other factor");
+  MatmulOperand &Op = IsA ? N.A : N.B;
+  Op.Base = F.Base;
+  Op.Outer = IsA ? *SR : *SC;
+  Op.Reduce = *SK;
+  (IsA ? HaveA : HaveB) = true;
+  if (!Ctx.hasSameType(F.Type.getUnqualifiedType(),
+                       N.Acc->getType().getUnqualifiedType()))
+    return Fail("is read as another type than the accumulator's");
+  return std::nullopt;
+}
+
+} // namespace
+
+Decision<MatmulNest> findMatmulNest(const FunctionDecl *Kernel,
+                                    ASTContext &Ctx) {
+  if (!Kernel || !Kernel->getBody() || Kernel->isTemplated())
+    return Refusal{};
+  return Recognizer(Kernel, Ctx).run();
+}
+
+} // namespace kopt
