@@ -74,8 +74,17 @@ const Expr *extentOf(const LaunchDim &D, unsigned Dim, const Stmt *Scope,
 }
 
 class TileMatmulPass : public KernelPass<TileMatmulOptions> {
+  /// The run-time check is in the file (from an earlier run, or added for
+  /// an earlier kernel of this one).
   bool HelperAdded = false;
-  void beginFile(PassContext &) override { HelperAdded = false; }
+  void beginFile(PassContext &Ctx) override {
+    HelperAdded = false;
+    TranslationUnitDecl *TU = Ctx.hostContext().getTranslationUnitDecl();
+    for (const Decl *D : TU->decls())
+      if (const auto *F = dyn_cast<FunctionDecl>(D);
+          F && F->getIdentifier() && F->getName() == MatmulFitsHelperName)
+        HelperAdded = true;
+  }
 
   MatmulTiling tiling() const {
     MatmulTiling T;
@@ -191,24 +200,27 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
     Kernel.pop_back(); // the original's own newline follows
     if (Error E = Edits.insertAfterToken(End, Kernel, Ctx))
       return Missed(toString(std::move(E)));
-    std::set<const FunctionDecl *> Callers;
-    for (const LaunchSite *L : Launches) {
-      if (Callers.insert(L->CallerDecl).second && !HelperAdded) {
-        // The helper once, before the first launching function.
-        const FunctionDecl *First = L->CallerDecl;
-        SourceLocation Start = First->getOuterLocStart();
-        // Before `extern "C"` too: nothing may come between it and the
-        // function.
-        for (const DeclContext *DC = First->getDeclContext(); DC;
-             DC = DC->getParent())
-          if (const auto *LS = dyn_cast<LinkageSpecDecl>(DC))
-            Start = LS->getBeginLoc();
-        SourceLocation At = HC.getSourceManager().getExpansionLoc(Start);
-        if (Error E = Edits.insertBefore(At, matmulFitsHelper(), HC))
-          return Missed(toString(std::move(E)));
-        HelperAdded = true;
+    // The helper once, at file scope before every function that launches
+    // the kernel (before the namespace, class or `extern "C"` it is in).
+    bool AddsHelper = false;
+    if (!HelperAdded) {
+      const SourceManager &HSM = HC.getSourceManager();
+      SourceLocation At;
+      for (const LaunchSite *L : Launches) {
+        const Decl *Top = L->CallerDecl;
+        for (const DeclContext *DC = Top->getDeclContext();
+             DC && !isa<TranslationUnitDecl>(DC); DC = DC->getParent())
+          Top = cast<Decl>(DC);
+        SourceLocation Here = HSM.getExpansionLoc(Top->getBeginLoc());
+        if (At.isInvalid() || HSM.isBeforeInTranslationUnit(Here, At))
+          At = Here;
       }
-      std::optional<std::string> Text = launchText(*L, N, T, K, HC);
+      if (Error E = Edits.insertBefore(At, matmulFitsHelper(), HC))
+        return Missed(toString(std::move(E)));
+      AddsHelper = true;
+    }
+    for (const LaunchSite *L : Launches) {
+      std::optional<std::string> Text = launchText(*L, N, T, HC);
       if (!Text)
         return Missed("the launch at " + str(L->Loc) +
                       " is written in a macro");
@@ -222,6 +234,7 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
     }
     if (Error E = KC.edits().merge(Edits))
       return Missed(toString(std::move(E)));
+    HelperAdded = HelperAdded || AddsHelper;
     KC.applied(N.Loc,
                "tiled the matrix product (" +
                    Twine(N.F == MatmulNest::DotLoop
@@ -241,7 +254,7 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
   static std::optional<MatmulKernelParts>
   parts(const KernelInfo &K, const MatmulNest &N, ASTContext &Ctx) {
     MatmulKernelParts P;
-    P.Name = K.Name + "_kopt_tiled";
+    P.Name = K.Decl->getName().str() + "_kopt_tiled";
     const FunctionDecl *F = K.Decl;
     SourceRange Params(F->getFunctionTypeLoc().getLParenLoc(),
                        F->getFunctionTypeLoc().getRParenLoc());
@@ -289,7 +302,6 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
   static std::optional<std::string> launchText(const LaunchSite &L,
                                                const MatmulNest &N,
                                                const MatmulTiling &T,
-                                               const KernelInfo &K,
                                                ASTContext &HC) {
     const CUDAKernelCallExpr *Call = L.Call;
     auto Arg = [&](const ParmVarDecl *P) {
@@ -309,15 +321,18 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
     };
     std::string Original = sourceText(Call->getSourceRange(), HC);
     std::string Args;
-    for (const Expr *A : Call->arguments())
-      Args += (Args.empty() ? "" : ", ") + sourceText(A->getSourceRange(), HC);
+    for (const Expr *A : Call->arguments()) {
+      std::string Text = sourceText(A->getSourceRange(), HC);
+      if (Text.empty() || isa<CXXDefaultArgExpr>(A))
+        return std::nullopt;
+      Args += (Args.empty() ? "" : ", ") + Text;
+    }
     const Expr *Stream = Call->getConfig()->getNumArgs() > 3
                              ? userWrittenLaunchArg(Call->getConfig()->getArg(3))
                              : nullptr;
     std::string StreamText =
         Stream ? sourceText(Stream->getSourceRange(), HC) : "0";
-    if (Original.empty() || Args.size() + 1 < Call->getNumArgs() ||
-        StreamText.empty())
+    if (Original.empty() || StreamText.empty())
       return std::nullopt;
     std::string M = Arg(N.Row.Bound), NN = Arg(N.Col.Bound),
                 KK = Arg(N.Reduce);
@@ -335,7 +350,11 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
            Stride(N.B.Outer) + ", " + Size(N.B.Base) + ",\n" + Indent +
            "        " + Arg(N.C) + ", " + Stride(N.CRow) + ", " +
            Stride(N.CCol) + ", " + Size(N.C) + "))";
-    return "if (" + Out + "\n" + Indent + "  " + K.Name + "_kopt_tiled<<<dim3((unsigned)((" +
+    // The kernel as the launch names it (`ns::mm`), for its tiled copy.
+    std::string Callee = sourceText(Call->getCallee()->getSourceRange(), HC);
+    if (Callee.empty())
+      return std::nullopt;
+    return "if (" + Out + "\n" + Indent + "  " + Callee + "_kopt_tiled<<<dim3((unsigned)((" +
            NN + " + " + std::to_string(T.BN - 1) + ") / " +
            std::to_string(T.BN) + "), (unsigned)((" + M + " + " +
            std::to_string(T.BM - 1) + ") / " + std::to_string(T.BM) + ")), " +
