@@ -287,6 +287,8 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
     P.ColDecl = "const " + Decl(N.Col.Var);
     P.AccDecl = "const " + Decl(N.Acc);
     P.Guard = sourceText(N.Guard->getCond()->getSourceRange(), Ctx);
+    if (N.GuardReturns && !P.Guard.empty())
+      P.Guard = "!(" + P.Guard + ")";
     auto StoreAt = stmtOffsets(N.Store, Ctx);
     if (P.Params.empty() || P.Guard.empty() || !StoreAt ||
         !isRewritable(F->getBody()->getSourceRange(), Ctx) ||

@@ -128,6 +128,10 @@ private:
   std::optional<Refusal> findLoops();
   std::optional<Refusal> findStoreAndGuard();
   std::optional<Refusal> checkStructure();
+  std::optional<Refusal> checkGuarded(
+      ArrayRef<const Stmt *> Top, const Stmt *Nest,
+      llvm::function_ref<std::optional<Refusal>(const Stmt *)> CheckDecls);
+  std::optional<Refusal> checkCarriedOver();
   std::optional<Refusal> checkAxis(MatmulAxis &Axis, const char *What);
   std::optional<Refusal> checkAccUses();
   /// Global index and masks of one factor of the product.
@@ -319,9 +323,11 @@ std::optional<Refusal> Recognizer::findStoreAndGuard() {
     ++Stores;
     Store = dyn_cast<BinaryOperator>(S);
   });
-  if (Stores != 1 || !Store || Store->getOpcode() != BO_Assign)
+  // `=` or a compound assignment (`C[...] += acc`): the statement is
+  // carried over as written.
+  if (Stores != 1 || !Store)
     return refuse("the kernel does not store exactly once to global memory "
-                  "with '='",
+                  "with an assignment",
                   Acc.S, Ctx);
   N.Store = Store;
   const auto *Target = cast<ArraySubscriptExpr>(Store->getLHS()->IgnoreParens());
@@ -337,28 +343,47 @@ std::optional<Refusal> Recognizer::findStoreAndGuard() {
       break;
     }
   }
+  // Or a top-level `if (row >= M || col >= N) return;` before it.
+  if (!N.Guard)
+    for (const Stmt *S : statementsOf(Body)) {
+      const auto *If = dyn_cast<IfStmt>(S);
+      SmallVector<const Stmt *, 8> Then =
+          If ? statementsOf(If->getThen()) : SmallVector<const Stmt *, 8>();
+      if (Then.size() == 1 && isa<ReturnStmt>(Then[0]) &&
+          !cast<ReturnStmt>(Then[0])->getRetValue()) {
+        N.Guard = If;
+        N.GuardReturns = true;
+        break;
+      }
+    }
   if (!N.Guard || N.Guard->getElse() || N.Guard->getInit() ||
       N.Guard->getConditionVariable())
     return refuse("the store is not under an 'if' (without else) that "
-                  "bounds the row and the column",
+                  "bounds the row and the column, nor after one that "
+                  "returns outside them",
                   Store, Ctx);
-  // `row < M && col < N`, either order, either spelling of `<`.
+  // `row < M && col < N`, either order, either spelling of `<`; or for an
+  // early return `row >= M || col >= N`.
+  const char *Form = N.GuardReturns ? "the early return is not 'if (row >= "
+                                      "M || col >= N) return;'"
+                                    : "the guard is not 'row < M && col < N'";
   const auto *And =
       dyn_cast<BinaryOperator>(N.Guard->getCond()->IgnoreParenImpCasts());
-  if (!And || And->getOpcode() != BO_LAnd)
-    return refuse("the guard is not 'row < M && col < N'", N.Guard, Ctx);
+  if (!And || And->getOpcode() != (N.GuardReturns ? BO_LOr : BO_LAnd))
+    return refuse(Form, N.Guard, Ctx);
+  BinaryOperatorKind Below = N.GuardReturns ? BO_GE : BO_LT;
+  BinaryOperatorKind Above = N.GuardReturns ? BO_LE : BO_GT;
   std::vector<std::pair<const VarDecl *, const ParmVarDecl *>> Bounds;
   for (const Expr *Side : {And->getLHS(), And->getRHS()}) {
     const auto *Cmp = dyn_cast<BinaryOperator>(Side->IgnoreParenImpCasts());
-    if (!Cmp || (Cmp->getOpcode() != BO_LT && Cmp->getOpcode() != BO_GT))
-      return refuse("the guard is not 'row < M && col < N'", N.Guard, Ctx);
-    const Expr *Small = Cmp->getOpcode() == BO_LT ? Cmp->getLHS() : Cmp->getRHS();
-    const Expr *Big = Cmp->getOpcode() == BO_LT ? Cmp->getRHS() : Cmp->getLHS();
+    if (!Cmp || (Cmp->getOpcode() != Below && Cmp->getOpcode() != Above))
+      return refuse(Form, N.Guard, Ctx);
+    const Expr *Small = Cmp->getOpcode() == Below ? Cmp->getLHS() : Cmp->getRHS();
+    const Expr *Big = Cmp->getOpcode() == Below ? Cmp->getRHS() : Cmp->getLHS();
     const VarDecl *V = referencedVar(stripCasts(Small)->IgnoreParens());
     const ParmVarDecl *P = paramRef(Big, Body);
     if (!V || !P || isa<ParmVarDecl>(V))
-      return refuse("the guard is not 'row < M && col < N' with local "
-                    "indices and parameter bounds",
+      return refuse(Twine(Form) + " with local indices and parameter bounds",
                     N.Guard, Ctx);
     Bounds.push_back({V, P});
   }
@@ -432,9 +457,53 @@ std::optional<Refusal> Recognizer::checkStructure() {
   SmallVector<const Stmt *, 8> Top = statementsOf(Body);
   if (Top.empty())
     return Refusal{};
-  if (Top.back() != N.Guard)
-    return refuse("the guarded store is not the kernel's last statement",
-                  Top.back(), Ctx);
+  if (N.GuardReturns) {
+    // Declarations, the early return, declarations, the loop, the store.
+    if (Top.back() != N.Store)
+      return refuse("the store is not the kernel's last statement",
+                    Top.back(), Ctx);
+    if (N.F == MatmulNest::SharedTiles)
+      return refuse("threads return before the tile loop's barriers",
+                    N.Guard, Ctx);
+    if (!llvm::is_contained(Top, Nest))
+      return refuse("the product loop is nested in other statements", Nest,
+                    Ctx);
+    for (const Stmt *S : llvm::drop_end(Top))
+      if (S != Nest && S != N.Guard)
+        if (std::optional<Refusal> R = CheckDecls(S))
+          return R;
+  } else {
+    if (Top.back() != N.Guard)
+      return refuse("the guarded store is not the kernel's last statement",
+                    Top.back(), Ctx);
+    if (std::optional<Refusal> R = checkGuarded(Top, Nest, CheckDecls))
+      return R;
+  }
+  if (std::optional<Refusal> R = checkCarriedOver())
+    return R;
+  const Expr *Init = N.Acc->getInit();
+  if (!Init || !isZeroConstant(Init, Ctx))
+    return refuse("the accumulator '" + N.Acc->getName() +
+                      "' does not start at zero",
+                  Acc.S, Ctx);
+  bool Hazard = false;
+  forEachSubStmt(Body, [&](const Stmt *S) {
+    if (isa<AsmStmt>(S) || isa<GotoStmt>(S) || isa<BreakStmt>(S) ||
+        isa<ContinueStmt>(S) ||
+        (isa<ReturnStmt>(S) &&
+         !(N.GuardReturns && N.Guard->getThen()->getSourceRange().fullyContains(
+                                 S->getSourceRange()))))
+      Hazard = true;
+  });
+  if (Hazard)
+    return refuse("the kernel has a return, jump or inline assembly", Acc.S,
+                  Ctx);
+  return std::nullopt;
+}
+
+std::optional<Refusal> Recognizer::checkGuarded(
+    ArrayRef<const Stmt *> Top, const Stmt *Nest,
+    llvm::function_ref<std::optional<Refusal>(const Stmt *)> CheckDecls) {
   SmallVector<const Stmt *, 8> Guarded = statementsOf(N.Guard->getThen());
   bool NestInGuard = llvm::is_contained(Guarded, Nest);
   if (NestInGuard && N.F == MatmulNest::SharedTiles)
@@ -453,6 +522,10 @@ std::optional<Refusal> Recognizer::checkStructure() {
     if (S != Nest)
       if (std::optional<Refusal> R = CheckDecls(S))
         return R;
+  return std::nullopt;
+}
+
+std::optional<Refusal> Recognizer::checkCarriedOver() {
   // The guard and the store are re-evaluated for each element elsewhere:
   // they may read the row, the column, the accumulator and parameters, not
   // other locals or the thread's builtins.
@@ -476,23 +549,7 @@ std::optional<Refusal> Recognizer::checkStructure() {
                              "accumulator are carried over)",
                          S, Ctx);
     });
-  if (Outside)
-    return Outside;
-  const Expr *Init = N.Acc->getInit();
-  if (!Init || !isZeroConstant(Init, Ctx))
-    return refuse("the accumulator '" + N.Acc->getName() +
-                      "' does not start at zero",
-                  Acc.S, Ctx);
-  bool Hazard = false;
-  forEachSubStmt(Body, [&](const Stmt *S) {
-    if (isa<AsmStmt>(S) || isa<ReturnStmt>(S) || isa<GotoStmt>(S) ||
-        isa<BreakStmt>(S) || isa<ContinueStmt>(S))
-      Hazard = true;
-  });
-  if (Hazard)
-    return refuse("the kernel has a return, jump or inline assembly", Acc.S,
-                  Ctx);
-  return std::nullopt;
+  return Outside;
 }
 
 std::optional<Refusal> Recognizer::checkAccUses() {

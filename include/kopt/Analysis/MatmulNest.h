@@ -63,7 +63,11 @@ struct MatmulNest {
   MatmulOperand A, B;
   const clang::ParmVarDecl *C = nullptr;
   Polynomial CRow, CCol; ///< C(i, j) = C[i * CRow + j * CCol]
+  /// The if whose then-branch holds the store (`row < M && col < N`), or,
+  /// with GuardReturns, the top-level `if (row >= M || col >= N) return;`
+  /// before the loop.
   const clang::IfStmt *Guard = nullptr;
+  bool GuardReturns = false;
   const clang::Stmt *Store = nullptr; ///< `C[...] = value;`
   clang::QualType Elem;               ///< of A, B and the accumulator
   /// SharedTiles: the tile T; a launch needs at least T threads along each

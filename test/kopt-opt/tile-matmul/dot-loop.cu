@@ -48,6 +48,23 @@ __global__ void dgemm_ld(const double *A, const double *B, double *C, int M,
     C[row * ldc + col] = sum;
 }
 
+// An early return instead of a guard around the store: the copy stores
+// where the return's condition is false.
+// REMARK-DAG: dot-loop.cu:[[@LINE+11]]:5: remark: tiled the matrix product (dot-product loop) into 'early_kopt_tiled'
+// CHECK-LABEL: early_kopt_tiled(
+// CHECK: if (!(row >= M || N <= col))
+// CHECK-NEXT: C[row * N + col] = acc;
+__global__ void early(const float *A, const float *B, float *C, int M, int N, int K) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M || N <= col)
+    return;
+  float acc = 0.0f;
+  for (int k = 0; k < K; ++k)
+    acc += A[row * K + k] * B[k * N + col];
+  C[row * N + col] = acc;
+}
+
 // CHECK-LABEL: void launch(
 // CHECK: if (kopt_matmul_tiles_fit((M), (N), (K), 128, 128,
 // CHECK-NEXT: (A), (1), ((M)), sizeof(*(A)),
@@ -60,6 +77,7 @@ void launch(const float *A, const float *B, float *C, int M, int N, int K) {
   dim3 block(16, 16);
   dim3 grid((M + 15) / 16, (N + 15) / 16);
   gemm_tt<<<grid, block>>>(A, B, C, M, N, K, 2.0f, 0.5f);
+  early<<<dim3((N + 15) / 16, (M + 15) / 16), dim3(16, 16)>>>(A, B, C, M, N, K);
 }
 
 // CHECK-LABEL: void launch_d(

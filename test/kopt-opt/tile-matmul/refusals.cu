@@ -59,6 +59,25 @@ __global__ void unmasked(const float *A, const float *B, float *C, int M, int N,
     C[r * N + c] = acc;
 }
 
+// Threads that return early would skip the tile loop's barriers.
+// CHECK-DAG: refusals.cu:[[@LINE+4]]:3: remark: matrix product not tiled: threads return before the tile loop's barriers
+__global__ void early_tiles(const float *A, const float *B, float *C, int M, int N, int K) {
+  __shared__ float As[16][16], Bs[16][16];
+  const int r = blockIdx.y * 16 + threadIdx.y, c = blockIdx.x * 16 + threadIdx.x;
+  if (r >= M || c >= N)
+    return;
+  float acc = 0.0f;
+  for (int t = 0; t < K; t += 16) {
+    As[threadIdx.y][threadIdx.x] = t + threadIdx.x < K ? A[r * K + t + threadIdx.x] : 0.0f;
+    Bs[threadIdx.y][threadIdx.x] = t + threadIdx.y < K ? B[(t + threadIdx.y) * N + c] : 0.0f;
+    __syncthreads();
+    for (int k = 0; k < 16; ++k)
+      acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+    __syncthreads();
+  }
+  C[r * N + c] = acc;
+}
+
 // Launches the tiled copy could not stand in for.
 // CHECK-DAG: refusals.cu:[[@LINE+5]]:5: remark: matrix product not tiled: cannot prove that the launch at {{[0-9]+}}:3 covers every 'i' below 'M'
 __global__ void short_grid(const float *A, const float *B, float *C, int M, int N, int K) {
@@ -102,6 +121,7 @@ void launch(const float *A, const float *B, float *C, int M, int N, int K, bool 
   builtin_epilogue<<<g, b>>>(A, B, C, M, N, K);
   same_side<<<g, b>>>(A, B, C, M, N, K);
   unmasked<<<g, b>>>(A, B, C, M, N, K);
+  early_tiles<<<g, b>>>(A, B, C, M, N, K);
   short_grid<<<dim3(N / 16, M / 16), b>>>(A, B, C, M, N, K);
   if (twice)
     nested_launch<<<g, b>>>(A, B, C, M, N, K);
