@@ -23,11 +23,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CacheHints.h"
 #include "Options.h"
 #include "kopt/Pass/Pass.h"
 
 #include "clang/AST/ParentMap.h"
-#include "llvm/ADT/StringSet.h"
 
 using namespace clang;
 using namespace llvm;
@@ -35,51 +35,6 @@ using namespace llvm;
 namespace kopt {
 
 namespace {
-
-/// The element types CUDA 12/13 declare `__stcs` for (sm_32_intrinsics.h,
-/// cuda_fp16.h, cuda_bf16.h).
-bool hasStcsOverload(QualType T) {
-  static const StringSet<> Names = {"char",
-                                    "signed char",
-                                    "unsigned char",
-                                    "short",
-                                    "unsigned short",
-                                    "int",
-                                    "unsigned int",
-                                    "long",
-                                    "unsigned long",
-                                    "long long",
-                                    "unsigned long long",
-                                    "float",
-                                    "double",
-                                    "char2",
-                                    "char4",
-                                    "short2",
-                                    "short4",
-                                    "int2",
-                                    "int4",
-                                    "longlong2",
-                                    "uchar2",
-                                    "uchar4",
-                                    "ushort2",
-                                    "ushort4",
-                                    "uint2",
-                                    "uint4",
-                                    "ulonglong2",
-                                    "float2",
-                                    "float4",
-                                    "double2",
-                                    "__half",
-                                    "__half2",
-                                    "__nv_bfloat16",
-                                    "__nv_bfloat162"};
-  T = T.getCanonicalType().getUnqualifiedType();
-  if (const auto *B = T->getAs<BuiltinType>())
-    return Names.contains(B->getName(PrintingPolicy(LangOptions())));
-  if (const auto *R = T->getAsRecordDecl())
-    return R->getIdentifier() && Names.contains(R->getName());
-  return false;
-}
 
 /// One statement `p[i] = v;` (or `*p = v;`) the pass may rewrite.
 struct Store {
@@ -244,7 +199,7 @@ class StreamingStoresPass : public KernelPass<StreamingStoresOptions> {
     auto Missed = [&](const Twine &Why) {
       Ctx.missed(K.Name, Loc, "store to '" + P.Name + "' not streamed: " + Why);
     };
-    if (!hasStcsOverload(ElementType)) {
+    if (!hasCacheHintOverload(ElementType)) {
       Missed("__stcs has no overload for '" + ElementType.getAsString() + "'");
       return;
     }
