@@ -105,16 +105,21 @@ class StreamingLoadsPass : public KernelPass<StreamingLoadsOptions> {
   /// The element is read as a value: converted to an rvalue (scalars) or
   /// copied by its class's copy or move constructor (`float4 v = p[i];`,
   /// a `__nv_bfloat16` passed by value), through no-op casts.
-  static bool isValueUse(const Stmt *Outer, ParentMap &Parents) {
+  static bool isValueUse(const Expr *Element, const Stmt *Outer,
+                         ParentMap &Parents) {
+    const Stmt *From = Element;
     while (const auto *C = dyn_cast_or_null<ImplicitCastExpr>(Outer)) {
       if (C->getCastKind() == CK_LValueToRValue)
         return true;
       if (C->getCastKind() != CK_NoOp)
         return false;
+      From = C;
       Outer = Parents.getParentIgnoreParens(const_cast<ImplicitCastExpr *>(C));
     }
-    while (isa_and_nonnull<MaterializeTemporaryExpr>(Outer))
+    while (isa_and_nonnull<MaterializeTemporaryExpr>(Outer)) {
+      From = Outer;
       Outer = Parents.getParentIgnoreParens(const_cast<Stmt *>(Outer));
+    }
     if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Outer))
       return Construct->getNumArgs() == 1 &&
              Construct->getConstructor()->isCopyOrMoveConstructor();
@@ -123,7 +128,9 @@ class StreamingLoadsPass : public KernelPass<StreamingLoadsOptions> {
       const auto *M = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
       return M && (M->isCopyAssignmentOperator() ||
                    M->isMoveAssignmentOperator()) &&
-             Call->getNumArgs() == 2;
+             Call->getNumArgs() == 2 &&
+             Call->getArg(1)->IgnoreParenImpCasts() ==
+                 cast<Expr>(From)->IgnoreParenImpCasts();
     }
     return false;
   }
@@ -227,7 +234,7 @@ class StreamingLoadsPass : public KernelPass<StreamingLoadsOptions> {
         Refuse(Element, "is written");
         continue;
       }
-      if (!isValueUse(Outer, Parents)) {
+      if (!isValueUse(Element, Outer, Parents)) {
         Refuse(Element, "has an element used other than as a value");
         continue;
       }
