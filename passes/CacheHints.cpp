@@ -3,6 +3,7 @@
 #include "CacheHints.h"
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "clang/AST/Type.h"
 #include "llvm/ADT/StringSet.h"
@@ -53,6 +54,34 @@ bool hasCacheHintOverload(QualType T) {
   if (const auto *R = T->getAsRecordDecl())
     return R->getIdentifier() && Names.contains(R->getName());
   return false;
+}
+
+PointerUse followPointerUse(const DeclRefExpr *Ref, ParentMap &Parents) {
+  PointerUse Out;
+  const Stmt *Use = Ref;
+  const Stmt *Parent = Parents.getParent(const_cast<Stmt *>(Use));
+  while (Parent) {
+    const auto *Add = dyn_cast<BinaryOperator>(Parent);
+    if (!isa<CastExpr, ParenExpr>(Parent) && !(Add && Add->isAdditiveOp()))
+      break;
+    if (cast<Expr>(Parent)->getType()->isIntegerType()) {
+      Out.K = PointerUse::Number;
+      return Out;
+    }
+    Use = Parent;
+    Parent = Parents.getParent(const_cast<Stmt *>(Use));
+  }
+  if (const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Parent);
+      Sub && Sub->getBase() == Use)
+    Out.Element = Sub;
+  else if (const auto *U = dyn_cast_or_null<UnaryOperator>(Parent);
+           U && U->getOpcode() == UO_Deref)
+    Out.Element = U;
+  if (Out.Element) {
+    Out.K = PointerUse::Access;
+    Out.Pointer = cast<Expr>(Use);
+  }
+  return Out;
 }
 
 } // namespace kopt

@@ -193,34 +193,14 @@ class StreamingLoadsPass : public KernelPass<StreamingLoadsOptions> {
       }
     };
     for (const DeclRefExpr *Ref : referencesTo(Body, P, AC)) {
-      // Climb through casts and offsets to what the pointer is used for.
-      const Stmt *Use = Ref;
-      const Stmt *Parent = Parents.getParent(const_cast<Stmt *>(Use));
-      bool AsNumber = false;
-      while (Parent) {
-        const auto *Add = dyn_cast<BinaryOperator>(Parent);
-        if (!isa<CastExpr, ParenExpr>(Parent) && !(Add && Add->isAdditiveOp()))
-          break;
-        if (cast<Expr>(Parent)->getType()->isIntegerType()) {
-          AsNumber = true; // an alignment check reads no memory
-          break;
-        }
-        Use = Parent;
-        Parent = Parents.getParent(const_cast<Stmt *>(Use));
-      }
-      if (AsNumber)
+      PointerUse PU = followPointerUse(Ref, Parents);
+      if (PU.K == PointerUse::Number) // an alignment check reads no memory
         continue;
-      const Expr *Element = nullptr;
-      if (const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Parent);
-          Sub && Sub->getBase() == Use)
-        Element = Sub;
-      else if (const auto *U = dyn_cast_or_null<UnaryOperator>(Parent);
-               U && U->getOpcode() == UO_Deref)
-        Element = U;
-      if (!Element) {
+      if (PU.K == PointerUse::Escape) {
         Refuse(Ref, "escapes (it is passed on or offset into another pointer)");
         continue;
       }
+      const Expr *Element = PU.Element;
       const Stmt *Outer =
           Parents.getParentIgnoreParens(const_cast<Expr *>(Element));
       if (const auto *Addr = dyn_cast_or_null<UnaryOperator>(Outer);
@@ -238,7 +218,7 @@ class StreamingLoadsPass : public KernelPass<StreamingLoadsOptions> {
         Refuse(Element, "has an element used other than as a value");
         continue;
       }
-      Uses.Reads.push_back({Element, cast<Expr>(Use)});
+      Uses.Reads.push_back({Element, PU.Pointer});
     }
     return Uses;
   }

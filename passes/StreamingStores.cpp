@@ -52,10 +52,6 @@ struct OutputUses {
 };
 
 class StreamingStoresPass : public KernelPass<StreamingStoresOptions> {
-  static bool isCastOrParen(const Stmt *S) {
-    return isa<CastExpr, ParenExpr>(S);
-  }
-
   /// `__stcs(&p[i], v)`: a store this pass (or the user) already made.
   static bool isStreamedAlready(const UnaryOperator *Addr, ParentMap &Parents) {
     const Stmt *P =
@@ -99,32 +95,16 @@ class StreamingStoresPass : public KernelPass<StreamingStoresOptions> {
     };
     auto Classify = [&](const DeclRefExpr *Ref) {
       {
-        // Climb through casts to what the pointer is used for.
-        const Stmt *Use = Ref;
-        const Stmt *Parent = Parents.getParent(const_cast<Stmt *>(Use));
-        while (Parent) {
-          const auto *Add = dyn_cast<BinaryOperator>(Parent);
-          if (!isCastOrParen(Parent) && !(Add && Add->isAdditiveOp()))
-            break;
-          // An address as a number (alignment checks) reads no memory.
-          if (cast<Expr>(Parent)->getType()->isIntegerType())
-            return;
-          // Casts and offsets (`out + row * cols`) still point into P.
-          Use = Parent;
-          Parent = Parents.getParent(const_cast<Stmt *>(Use));
-        }
-        const Expr *Element = nullptr;
-        if (const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Parent);
-            Sub && Sub->getBase() == Use)
-          Element = Sub;
-        else if (const auto *U = dyn_cast_or_null<UnaryOperator>(Parent);
-                 U && U->getOpcode() == UO_Deref)
-          Element = U;
-        if (!Element) {
+        PointerUse PU = followPointerUse(Ref, Parents);
+        // An address as a number (alignment checks) reads no memory.
+        if (PU.K == PointerUse::Number)
+          return;
+        if (PU.K == PointerUse::Escape) {
           Refuse(Ref, "escapes (it is passed on or offset into another "
                       "pointer)");
           return;
         }
+        const Expr *Element = PU.Element;
         const Stmt *Outer =
             Parents.getParentIgnoreParens(const_cast<Expr *>(Element));
         if (const auto *Addr = dyn_cast_or_null<UnaryOperator>(Outer);
