@@ -3,6 +3,7 @@
 #include "kopt/Eval/NcuProfile.h"
 
 #include "kopt/Eval/CompileCache.h"
+#include "kopt/Eval/Containment.h"
 #include "kopt/Eval/Compiler.h"
 #include "kopt/Eval/DeviceProbe.h"
 #include "kopt/Eval/FileCheckRule.h"
@@ -23,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <sys/prctl.h>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -133,8 +135,16 @@ private:
 
   bool prepareWorkDir();
   std::string workerExecutable() const {
-    return Options.WorkerExecutable.empty() ? currentExecutable()
-                                            : Options.WorkerExecutable;
+    if (!Options.WorkerExecutable.empty())
+      return Options.WorkerExecutable;
+    // Contained: this process's own image, even if its path was replaced
+    // since it started.
+    return Options.Contain ? "/proc/self/exe" : currentExecutable();
+  }
+  /// Containment turns the reference cache off: its files could be
+  /// rewritten by a candidate's host code for later candidates.
+  std::string referenceCachePolicy() const {
+    return Options.Contain ? "off" : Options.ReferenceCache;
   }
   bool probeDevices();
   std::string cacheDir() const {
@@ -470,6 +480,29 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
   Record["seed_base"] = Job.SeedBase;
   Record["device"] = deviceInfoToJson(D);
   fs::path JobPath = Work / (Tag + ".job.json");
+  double Limit =
+      Options.TimeoutSeconds > 0 ? Options.TimeoutSeconds : P.TimeoutSeconds;
+  ProcessOptions Run;
+  Run.TimeoutSeconds = Limit;
+  Run.ExtraEnv["CUDA_VISIBLE_DEVICES"] = visibleDeviceFor(D.Index);
+  // Load every kernel when its library is loaded, not at its first launch:
+  // a lazy load waits for the device, and the correctness check holds the
+  // default stream while the candidate launches.
+  Run.ExtraEnv["CUDA_MODULE_LOADING"] = "EAGER";
+  if (Options.Contain) {
+    // The candidate's host code runs in the capture child only; this
+    // evaluation's files are written after that child and everything it
+    // started are gone.
+    CaptureVerdict Captured =
+        captureCandidate(workerExecutable(), Job,
+                         (Work / (Tag + "-contained")).string(), Run);
+    Record["containment"] = Captured.Report;
+    if (!Captured.Ok) {
+      for (const std::string &M : Captured.Messages)
+        reject(Record, Captured.VerdictStatus, Captured.Rule, M);
+      return;
+    }
+  }
   {
     // A result left by an earlier run in a reused work directory must not
     // be read as this one's (it would not carry the nonce anyway).
@@ -482,18 +515,11 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
     }
   }
   {
+    std::error_code EC;
+    fs::remove(JobPath, EC); // not through a link someone left there
     std::ofstream Out(JobPath);
     Out << workerJobToJson(Job).dump(2) << "\n";
   }
-  double Limit =
-      Options.TimeoutSeconds > 0 ? Options.TimeoutSeconds : P.TimeoutSeconds;
-  ProcessOptions Run;
-  Run.TimeoutSeconds = Limit;
-  Run.ExtraEnv["CUDA_VISIBLE_DEVICES"] = visibleDeviceFor(D.Index);
-  // Load every kernel when its library is loaded, not at its first launch:
-  // a lazy load waits for the device, and the correctness check holds the
-  // default stream while the candidate launches.
-  Run.ExtraEnv["CUDA_MODULE_LOADING"] = "EAGER";
   Run.OutputFile = (Work / (Tag + ".log")).string();
   ProcessResult R =
       runProcess({workerExecutable(), "__evaluate", JobPath.string()}, Run);
@@ -570,7 +596,7 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
 /// outputs of every correctness run and keeps those worth keeping. False
 /// when the reference fails there (a problem error).
 bool Evaluator::prepareReferenceCache() {
-  if (!Options.OnDevice || Options.ReferenceCache == "off")
+  if (!Options.OnDevice || referenceCachePolicy() == "off")
     return true;
   fs::path Dir = fs::path(cacheDir()) / "reference";
   std::error_code EC;
@@ -596,7 +622,7 @@ bool Evaluator::prepareReferenceCache() {
     WorkerJob Job = baseJob(D, Tag);
     Job.ReferenceOnly = true;
     Job.ReferenceManifest = Manifest.string();
-    Job.ReferenceCachePolicy = Options.ReferenceCache;
+    Job.ReferenceCachePolicy = referenceCachePolicy();
     fs::path JobPath = Work / (Tag + ".job.json");
     std::ofstream(JobPath) << workerJobToJson(Job).dump(2) << "\n";
     ProcessOptions Run;
@@ -701,6 +727,25 @@ EvaluationOutcome Evaluator::run() {
   }
   ReferenceSignature = *Sig;
 
+  if (Options.Contain && !P.hasStreamArg()) {
+    Outcome.ProblemErrors.push_back(
+        "--contain replays the work the entry puts on the stream it is "
+        "given, so the entry must take a cudaStream_t; '" +
+        P.Entry + "' runs on the legacy default stream");
+    return Outcome;
+  }
+  // Not dumpable: a process of the same user (a capture child) cannot
+  // ptrace this one or write its memory through /proc/PID/mem.
+  if (Options.Contain && Options.OnDevice)
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+
+  if (Options.Contain && Options.OnDevice && !becomeChildSubreaper()) {
+    Outcome.ProblemErrors.push_back(
+        "--contain: cannot become the subreaper of the capture processes "
+        "(prctl PR_SET_CHILD_SUBREAPER)");
+    return Outcome;
+  }
+
   std::vector<std::string> Archs;
   if (Options.OnDevice) {
     if (!probeDevices())
@@ -769,15 +814,15 @@ EvaluationOutcome Evaluator::run() {
     for (std::thread &T : Pool)
       T.join();
   }
-  if (Options.OnDevice && Options.ReferenceCache != "off")
+  if (Options.OnDevice && referenceCachePolicy() != "off")
     pruneReferenceCache(fs::path(cacheDir()) / "reference",
                         referenceCacheMaxBytes());
   for (CompiledCandidate &C : Compiled) {
     if (!ReferenceCacheNote.empty())
       C.Record["messages"].push_back(ReferenceCacheNote);
-    if (C.Record.contains("correctness") && Options.ReferenceCache != "off")
+    if (C.Record.contains("correctness") && referenceCachePolicy() != "off")
       C.Record["reference_cache"] = {
-          {"policy", Options.ReferenceCache},
+          {"policy", referenceCachePolicy()},
           {"outputs_read",
            C.Record["correctness"].value("reference_outputs_read", 0)},
           {"reference_child_seconds", ReferenceChildSeconds}};

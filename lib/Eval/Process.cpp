@@ -9,11 +9,13 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <poll.h>
 #include <set>
 #include <spawn.h>
 #include <sstream>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -27,6 +29,10 @@ namespace {
 // them down with it. A fixed array keeps the signal handler safe.
 constexpr int MaxChildren = 256;
 std::atomic<pid_t> LiveChildren[MaxChildren];
+
+// Held from posix_spawn until the child is remembered, and while orphans
+// are collected: a child just started is never taken for an orphan.
+std::mutex SpawnMutex;
 
 void rememberChild(pid_t Pid) {
   for (auto &Slot : LiveChildren) {
@@ -120,8 +126,12 @@ ProcessResult runProcess(const std::vector<std::string> &Argv,
   std::vector<std::string> Env = buildEnvironment(Options.ExtraEnv);
   std::vector<char *> ArgPtrs = pointers(Args), EnvPtrs = pointers(Env);
   pid_t Pid = 0;
+  std::unique_lock<std::mutex> Spawning(SpawnMutex);
   int Error = posix_spawnp(&Pid, Args[0].c_str(), &Actions, &Attr,
                            ArgPtrs.data(), EnvPtrs.data());
+  if (Error == 0)
+    rememberChild(Pid);
+  Spawning.unlock();
   posix_spawn_file_actions_destroy(&Actions);
   posix_spawnattr_destroy(&Attr);
   if (Pipe[1] >= 0)
@@ -133,7 +143,6 @@ ProcessResult runProcess(const std::vector<std::string> &Argv,
     return Result;
   }
   Result.Started = true;
-  rememberChild(Pid);
 
   auto Deadline = Start + std::chrono::duration<double>(Options.TimeoutSeconds);
   int Status = 0;
@@ -214,6 +223,80 @@ void killAllChildren() {
     if (Pid > 0)
       kill(-Pid, SIGKILL);
   }
+}
+
+bool becomeChildSubreaper() {
+  return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+}
+
+namespace {
+/// The parent pid and command name in /proc/PID/stat, or false.
+bool readStat(const std::string &Pid, pid_t &Parent, std::string &Name) {
+  std::ifstream In("/proc/" + Pid + "/stat");
+  std::string Line;
+  if (!std::getline(In, Line))
+    return false;
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+  std::size_t Open = Line.find('('), Close = Line.rfind(')');
+  if (Open == std::string::npos || Close == std::string::npos)
+    return false;
+  Name = Line.substr(Open + 1, Close - Open - 1);
+  std::istringstream Rest(Line.substr(Close + 1));
+  std::string State;
+  Rest >> State >> Parent;
+  return bool(Rest);
+}
+
+std::string commandLine(const std::string &Pid) {
+  std::ifstream In("/proc/" + Pid + "/cmdline");
+  std::string Text((std::istreambuf_iterator<char>(In)),
+                   std::istreambuf_iterator<char>());
+  for (char &C : Text)
+    if (C == '\0')
+      C = ' ';
+  if (Text.size() > 200)
+    Text = Text.substr(0, 200) + "...";
+  return Text;
+}
+} // namespace
+
+std::vector<std::string> collectOrphans() {
+  std::lock_guard<std::mutex> Lock(SpawnMutex);
+  std::vector<std::string> Found;
+  pid_t Self = getpid();
+  // Orphans may fork while we look: a few rounds, until none is left.
+  for (int Round = 0; Round < 50; ++Round) {
+    std::vector<std::pair<pid_t, std::string>> Now;
+    std::error_code EC;
+    for (const auto &Entry : std::filesystem::directory_iterator("/proc", EC)) {
+      std::string Name = Entry.path().filename().string();
+      if (Name.empty() ||
+          Name.find_first_not_of("0123456789") != std::string::npos)
+        continue;
+      pid_t Parent = 0;
+      std::string Comm;
+      pid_t Pid = static_cast<pid_t>(std::stol(Name));
+      if (!readStat(Name, Parent, Comm) || Parent != Self)
+        continue;
+      bool Known = false;
+      for (auto &Slot : LiveChildren)
+        Known = Known || Slot.load() == Pid;
+      if (Known)
+        continue;
+      // Threads of this process are not listed in /proc, only processes.
+      std::string Cmd = commandLine(Name);
+      Now.push_back({Pid, "pid " + Name + " (" + Comm + ")" +
+                              (Cmd.empty() ? "" : ": " + Cmd)});
+    }
+    if (Now.empty())
+      break;
+    for (const auto &[Pid, Evidence] : Now) {
+      kill(Pid, SIGKILL);
+      waitpid(Pid, nullptr, 0);
+      Found.push_back(Evidence);
+    }
+  }
+  return Found;
 }
 
 bool isExecutableFile(const std::string &Path) {

@@ -16,6 +16,11 @@ nlohmann::json workerJobToJson(const WorkerJob &Job) {
           {"reference_manifest", Job.ReferenceManifest},
           {"reference_only", Job.ReferenceOnly},
           {"reference_cache_policy", Job.ReferenceCachePolicy},
+          {"contained", Job.Contained},
+          {"capture", Job.CapturePath},
+          {"problem_sha256", Job.ProblemSha256},
+          {"reference_sha256", Job.ReferenceSha256},
+          {"candidate_sha256", Job.CandidateSha256},
           {"timing",
            {{"warmup_ms", Job.Timing.WarmupMs},
             {"repeat_ms", Job.Timing.RepeatMs},
@@ -40,6 +45,11 @@ WorkerJob workerJobFromJson(const nlohmann::json &J) {
   Job.ReferenceManifest = J.value("reference_manifest", "");
   Job.ReferenceOnly = J.value("reference_only", false);
   Job.ReferenceCachePolicy = J.value("reference_cache_policy", "auto");
+  Job.Contained = J.value("contained", false);
+  Job.CapturePath = J.value("capture", "");
+  Job.ProblemSha256 = J.value("problem_sha256", "");
+  Job.ReferenceSha256 = J.value("reference_sha256", "");
+  Job.CandidateSha256 = J.value("candidate_sha256", "");
   const auto &T = J.at("timing");
   Job.Timing.WarmupMs = T.at("warmup_ms");
   Job.Timing.RepeatMs = T.at("repeat_ms");

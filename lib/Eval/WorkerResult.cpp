@@ -92,7 +92,13 @@ checkWorkerResult(const std::optional<std::string> &ResultText,
               (*Timing)["candidate_samples_ms"].size() ||
           !Timing->contains("candidate") ||
           !(*Timing)["candidate"].is_object() ||
-          !Timing->contains("baseline") || !(*Timing)["baseline"].is_object()) {
+          !Timing->contains("baseline") || !(*Timing)["baseline"].is_object() ||
+          !Timing->contains("speedup") || !(*Timing)["speedup"].is_number() ||
+          !Timing->contains("speedup_ci95") ||
+          !(*Timing)["speedup_ci95"].is_array() ||
+          (*Timing)["speedup_ci95"].size() != 2 ||
+          !(*Timing)["speedup_ci95"][0].is_number() ||
+          !(*Timing)["speedup_ci95"][1].is_number()) {
         C.Problem = "an ok result without a complete timing report";
         return C;
       }

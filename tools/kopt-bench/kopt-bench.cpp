@@ -5,8 +5,8 @@
 //   kopt-bench run PROBLEM [--candidate FILE]... [--json OUT] [--devices 0,1]
 //
 // Exit codes: 0 every evaluated candidate is ok; 1 some candidate is not;
-// 2 a usage, spec or environment error. The hidden modes __probe and
-// __evaluate are the child processes `run` starts.
+// 2 a usage, spec or environment error. The hidden modes __probe,
+// __evaluate and __capture are the child processes `run` starts.
 //
 //===----------------------------------------------------------------------===//
 #include "kopt/Eval/Evaluator.h"
@@ -88,6 +88,16 @@ OPTIONS
                      within +-F of it (default 0.01, i.e. +-1%); 0 times
                      the whole --repeat-ms budget.
   --no-timing        Check correctness only.
+  --contain          Run the candidate's host code only in a confined
+                     capture process (seccomp; Landlock where the kernel
+                     has it), which records the GPU work its entry puts on
+                     the given stream as a CUDA graph; the judge loads only
+                     the candidate's device code and replays that graph, so
+                     host code cannot reach the clock, the reference or the
+                     verdict. The entry must take a cudaStream_t and its
+                     work must be capturable (no synchronization, no host
+                     callbacks); the reference cache is off. See
+                     docs/evaluator.md, "Containment".
   --profile          After an ok evaluation, run the candidate's entry once
                      more on the benchmark shape under Nsight Compute (ncu
                      beside nvcc, on PATH or $KOPT_NCU) and record a few
@@ -243,6 +253,8 @@ int parseArguments(int Argc, char **Argv, CommandLine &CL) {
       CL.Options.ReferenceCache = Mode;
     } else if (A == "--no-timing") {
       CL.Options.Timing.Skip = true;
+    } else if (A == "--contain") {
+      CL.Options.Contain = true;
     } else if (A == "--profile") {
       CL.Options.Profile = true;
     } else if (A == "--work-dir") {
@@ -287,6 +299,8 @@ int runHiddenMode(int Argc, char **Argv) {
     return eval::runProbeWorker(Argv[2], Argv[3], std::atoi(Argv[4]));
   if (Mode == "__evaluate" && Argc == 3)
     return eval::runEvaluationWorker(Argv[2]);
+  if (Mode == "__capture" && Argc == 3)
+    return eval::runCaptureWorker(Argv[2]);
   std::cerr << "kopt-bench: bad internal invocation of " << Mode << "\n";
 #else
   (void)Argc;

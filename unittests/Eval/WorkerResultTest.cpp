@@ -78,10 +78,21 @@ TEST(WorkerResult, OkNeedsItsReports) {
   const char *WithTiming = R"({"status": "ok", "nonce": "abc",
     "messages": [], "correctness": {"shapes": []},
     "timing": {"baseline": {}, "candidate": {},
+               "speedup": 1.1, "speedup_ci95": [1.0, 1.2],
                "baseline_samples_ms": [1.0, 1.1],
                "candidate_samples_ms": [0.9, 1.0]}})";
   EXPECT_TRUE(
       checkWorkerResult(std::string(WithTiming), "abc", cleanExit(), true)
+          .Trusted);
+  // A timing without its interval (a verdict forged by hand) is not one:
+  // the report reads it.
+  const char *NoInterval = R"({"status": "ok", "nonce": "abc",
+    "messages": [], "correctness": {"shapes": []},
+    "timing": {"baseline": {}, "candidate": {}, "speedup": 10,
+               "baseline_samples_ms": [1.0, 1.1],
+               "candidate_samples_ms": [0.1, 0.1]}})";
+  EXPECT_FALSE(
+      checkWorkerResult(std::string(NoInterval), "abc", cleanExit(), true)
           .Trusted);
   // A non-ok verdict is trusted without reports.
   EXPECT_TRUE(checkWorkerResult(std::string(R"({"status": "wrong-result",

@@ -43,6 +43,11 @@ struct EvaluatorOptions {
   bool OnDevice = true; // false: `check` (compile and static rules only)
   /// After an ok evaluation, a few ncu metrics of the candidate (run).
   bool Profile = false;
+  /// Containment (Capture.h, Containment.h): the candidate's host code
+  /// runs only in a confined capture child; the evaluation replays its
+  /// captured work. Needs an entry that takes a stream; turns the
+  /// reference cache off.
+  bool Contain = false;
   /// The program whose `__probe`/`__evaluate` modes run the children;
   /// empty: this one (kopt-bench). kopt-search names kopt-bench here.
   std::string WorkerExecutable;

@@ -53,6 +53,17 @@ std::string currentExecutable();
 /// Kills every child process group still running (from a signal handler).
 void killAllChildren();
 
+/// Makes this process the "child subreaper" of everything it starts: a
+/// descendant whose parent dies (a daemon that forked twice, a process
+/// that left its group with setsid) becomes this process's child instead
+/// of init's, so collectOrphans can find it. False where Linux refuses.
+bool becomeChildSubreaper();
+
+/// Kills and reaps every child of this process that runProcess did not
+/// start (orphaned descendants, see becomeChildSubreaper) and returns one
+/// line of evidence for each ("pid 4242 (sleep): sleep 100").
+std::vector<std::string> collectOrphans();
+
 } // namespace kopt::eval
 
 #endif // KOPT_EVAL_PROCESS_H

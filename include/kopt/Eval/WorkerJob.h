@@ -52,6 +52,16 @@ struct WorkerJob {
   /// ("auto": where recomputing costs more than reading back; "always").
   bool ReferenceOnly = false;
   std::string ReferenceCachePolicy = "auto";
+  /// Containment (Capture.h): the candidate's host code ran in a capture
+  /// child, which is gone; this child loads only the candidate's device
+  /// code and replays the checked capture in CapturePath. The SHA-256 of
+  /// each file the child reads, taken by the parent before any candidate
+  /// code ran: a file changed since (by the capture child) is tampering.
+  bool Contained = false;
+  std::string CapturePath;
+  std::string ProblemSha256;
+  std::string ReferenceSha256;
+  std::string CandidateSha256;
 };
 
 nlohmann::json workerJobToJson(const WorkerJob &Job);
@@ -59,6 +69,11 @@ WorkerJob workerJobFromJson(const nlohmann::json &J);
 
 /// Runs the job (in the child). Returns the process exit code.
 int runEvaluationWorker(const std::string &JobPath);
+
+/// The capture child of containment (Capture.h): loads the job's candidate,
+/// captures its entry's work on every shape and writes the CaptureReport
+/// to the job's ResultPath. Exit code 0 when the report was written.
+int runCaptureWorker(const std::string &JobPath);
 
 } // namespace kopt::eval
 

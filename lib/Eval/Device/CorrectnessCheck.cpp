@@ -54,8 +54,8 @@ public:
           const ReferenceStore &Store, cudaStream_t Stream)
       : P(P), Job(Job), Store(Store), Stream(Stream) {}
 
-  void checkShape(std::size_t ShapeIndex, const EntryLibrary &Reference,
-                  const EntryLibrary &Candidate, nlohmann::json &Report);
+  void checkShape(std::size_t ShapeIndex, const Entry &Reference,
+                  const Entry &Candidate, nlohmann::json &Report);
 
 private:
   const spec::Problem &P;
@@ -64,10 +64,10 @@ private:
   cudaStream_t Stream;
   LegacyStreamGate Gate;
 
-  void runCandidate(const EntryLibrary &Candidate, ProblemArguments &Args,
+  void runCandidate(const Entry &Candidate, ProblemArguments &Args,
                     const InputSet &In, unsigned char Poison,
                     DeviceOutputs &Into, const std::string &Where);
-  void expectedOutputs(const EntryLibrary &Reference, std::size_t ShapeIndex,
+  void expectedOutputs(const Entry &Reference, std::size_t ShapeIndex,
                        ProblemArguments &Args, const InputSet &In,
                        DeviceOutputs &Into, nlohmann::json &Report);
   void checkInputsAndGuards(ProblemArguments &Args, const InputSet &In,
@@ -78,7 +78,7 @@ private:
                double &MaxRel, nlohmann::json &Report);
 };
 
-void Checker::runCandidate(const EntryLibrary &Candidate,
+void Checker::runCandidate(const Entry &Candidate,
                            ProblemArguments &Args, const InputSet &In,
                            unsigned char Poison, DeviceOutputs &Into,
                            const std::string &Where) {
@@ -146,7 +146,7 @@ void Checker::runCandidate(const EntryLibrary &Candidate,
   checkInputsAndGuards(Args, In, Where);
 }
 
-void Checker::expectedOutputs(const EntryLibrary &Reference,
+void Checker::expectedOutputs(const Entry &Reference,
                               std::size_t ShapeIndex, ProblemArguments &Args,
                               const InputSet &In, DeviceOutputs &Into,
                               nlohmann::json &Report) {
@@ -232,8 +232,8 @@ void Checker::compare(ProblemArguments &Args, const DeviceOutputs &Got,
   }
 }
 
-void Checker::checkShape(std::size_t ShapeIndex, const EntryLibrary &Reference,
-                         const EntryLibrary &Candidate,
+void Checker::checkShape(std::size_t ShapeIndex, const Entry &Reference,
+                         const Entry &Candidate,
                          nlohmann::json &Report) {
   const spec::Shape &S = P.Shapes[ShapeIndex];
   std::string ShapeText =
@@ -310,8 +310,8 @@ void Checker::checkShape(std::size_t ShapeIndex, const EntryLibrary &Reference,
 } // namespace
 
 void checkCorrectness(const spec::Problem &P, const WorkerJob &Job,
-                      const EntryLibrary &Reference,
-                      const EntryLibrary &Candidate,
+                      const Entry &Reference,
+                      const Entry &Candidate,
                       const ReferenceStore &Store, cudaStream_t Stream,
                       nlohmann::json &Report) {
   Report["shapes"] = nlohmann::json::array();

@@ -103,13 +103,25 @@ private:
   std::size_t Bytes = 0;
 };
 
-/// A compiled entry library (reference or candidate), loaded with dlopen.
-class EntryLibrary {
+/// Something the evaluation calls with one shape's argument array and a
+/// stream: a loaded library's entry, or a candidate's captured work
+/// replayed (ReplayedEntry.h).
+class Entry {
+public:
+  virtual ~Entry() = default;
+  virtual void call(void *const *Args, cudaStream_t Stream) const = 0;
+};
+
+/// A compiled entry library (reference or candidate), loaded with dlopen:
+/// its host code runs in this process.
+class EntryLibrary : public Entry {
 public:
   using CallFn = int (*)(void *const *, cudaStream_t);
   explicit EntryLibrary(const std::string &Path);
-  ~EntryLibrary();
-  void call(void *const *Args, cudaStream_t Stream) const { Fn(Args, Stream); }
+  ~EntryLibrary() override;
+  void call(void *const *Args, cudaStream_t Stream) const override {
+    Fn(Args, Stream);
+  }
 
 private:
   void *Handle = nullptr;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "DeviceData.h"
 #include "ReferenceRuns.h"
+#include "ReplayedEntry.h"
 
 #include "kopt/Eval/DeviceProbe.h"
 #include "kopt/Eval/WorkerJob.h"
@@ -39,7 +40,7 @@ namespace {
 /// The candidate's entry on the benchmark shape: a warm-up call (module
 /// loading, first touches), then the one ncu profiles.
 void profileEntry(const spec::Problem &P, const WorkerJob &Job,
-                  const EntryLibrary &Candidate, cudaStream_t Stream) {
+                  const Entry &Candidate, cudaStream_t Stream) {
   setStage("profiling the candidate on the benchmark shape");
   const spec::Shape &S = P.Shapes.at(P.BenchmarkShape);
   auto Args = allocateArguments(P, S, "the benchmark shape");
@@ -73,6 +74,13 @@ int runEvaluationWorker(const std::string &JobPath) {
                         {"messages", nlohmann::json::array()},
                         {"reference_failed", false}};
   try {
+    if (Job.Contained) {
+      // A candidate's host code ran (in the capture child) since the
+      // parent hashed these: each must be as it was.
+      readUnchanged(Job.ProblemPath, Job.ProblemSha256, "the problem");
+      readUnchanged(Job.ReferenceLibrary, Job.ReferenceSha256,
+                    "the reference's library");
+    }
     auto Loaded = spec::loadProblemFile(Job.ProblemPath);
     if (!Loaded.ok())
       throw std::runtime_error("cannot load the problem: " +
@@ -81,7 +89,7 @@ int runEvaluationWorker(const std::string &JobPath) {
 
     setStage("creating the CUDA context");
     cudaStream_t Stream = nullptr;
-    std::unique_ptr<EntryLibrary> Reference, Candidate;
+    std::unique_ptr<Entry> Reference, Candidate;
     {
       StageTimer Timer("setup");
       KOPT_CUDA(cudaSetDevice(0));
@@ -92,7 +100,9 @@ int runEvaluationWorker(const std::string &JobPath) {
       initDeviceData();
       setStage("loading the compiled libraries");
       Reference = std::make_unique<EntryLibrary>(Job.ReferenceLibrary);
-      if (!Job.ReferenceOnly)
+      if (Job.Contained)
+        Candidate = loadReplayedCandidate(P, Job);
+      else if (!Job.ReferenceOnly)
         Candidate = std::make_unique<EntryLibrary>(Job.CandidateLibrary);
     }
     std::string StoreNote;

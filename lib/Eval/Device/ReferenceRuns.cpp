@@ -13,7 +13,7 @@
 
 namespace kopt::eval::device {
 
-double runReference(const EntryLibrary &Reference, ProblemArguments &Args,
+double runReference(const Entry &Reference, ProblemArguments &Args,
                     const InputSet &In, unsigned char Poison,
                     DeviceOutputs &Into, cudaStream_t Stream) {
   const spec::Problem &P = Args.problem();
@@ -34,7 +34,7 @@ double runReference(const EntryLibrary &Reference, ProblemArguments &Args,
   }
 }
 
-void checkReferenceWritesAll(const EntryLibrary &Reference,
+void checkReferenceWritesAll(const Entry &Reference,
                              ProblemArguments &Args, const InputSet &In,
                              const DeviceOutputs &UnderFirstPoison,
                              DeviceOutputs &Scratch, const std::string &Where,
@@ -61,7 +61,7 @@ void checkReferenceWritesAll(const EntryLibrary &Reference,
 }
 
 void recordReferences(const spec::Problem &P, const WorkerJob &Job,
-                      const EntryLibrary &Reference, ReferenceStore &Store,
+                      const Entry &Reference, ReferenceStore &Store,
                       cudaStream_t Stream, nlohmann::json &Report) {
   int Kept = 0, Recomputed = 0;
   for (std::size_t Shape = 0; Shape < P.Shapes.size(); ++Shape) {

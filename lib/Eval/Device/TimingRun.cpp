@@ -123,7 +123,7 @@ public:
   }
 
   /// Captures each library's call into a graph; false if capture fails.
-  bool captureGraphs(const EntryLibrary &A, const EntryLibrary &B,
+  bool captureGraphs(const Entry &A, const Entry &B,
                      std::string &Why);
 
   /// The inputs of the next pair, drawn from the evaluation's seed.
@@ -152,7 +152,7 @@ public:
   }
 
   /// Enqueues one timed run of library \p Which between \p Start, \p Stop.
-  void enqueue(int Which, const EntryLibrary &Lib, cudaEvent_t Start,
+  void enqueue(int Which, const Entry &Lib, cudaEvent_t Start,
                cudaEvent_t Stop) {
     KOPT_CUDA(cudaEventRecord(Start, Stream));
     if (!Graphs.empty())
@@ -198,7 +198,7 @@ public:
 
   /// After a batch has finished: runs the reference on each kept pair's
   /// inputs and compares; throws Verdict on a mismatch.
-  void verifyKept(const EntryLibrary &Reference, int PairsSoFar,
+  void verifyKept(const Entry &Reference, int PairsSoFar,
                   bool GraphReplays, nlohmann::json &Report);
 
   std::size_t flushBytes() const { return FlushBytes; }
@@ -269,14 +269,14 @@ private:
   }
 };
 
-bool Timer::captureGraphs(const EntryLibrary &A, const EntryLibrary &B,
+bool Timer::captureGraphs(const Entry &A, const Entry &B,
                           std::string &Why) {
   if (!P.hasStreamArg()) {
     Why = "the entry takes no stream, so it cannot be captured";
     return false;
   }
   std::vector<cudaGraphExec_t> Made;
-  for (const EntryLibrary *Lib : {&A, &B}) {
+  for (const Entry *Lib : {&A, &B}) {
     cudaGraph_t Graph = nullptr;
     KOPT_CUDA(cudaStreamBeginCapture(Stream, cudaStreamCaptureModeGlobal));
     Lib->call(Args.argv(), Stream);
@@ -310,7 +310,7 @@ std::string formatValue(double V) {
   return S.str();
 }
 
-void Timer::verifyKept(const EntryLibrary &Reference, int PairsSoFar,
+void Timer::verifyKept(const Entry &Reference, int PairsSoFar,
                        bool GraphReplays, nlohmann::json &Report) {
   for (CheckSlot &Slot : Slots) {
     if (!Slot.Used)
@@ -381,8 +381,8 @@ nlohmann::json summaryJson(const SampleSummary &S) {
 } // namespace
 
 void timeAgainstBaseline(const spec::Problem &P, const WorkerJob &Job,
-                         const EntryLibrary &Reference,
-                         const EntryLibrary &Candidate, cudaStream_t Stream,
+                         const Entry &Reference,
+                         const Entry &Candidate, cudaStream_t Stream,
                          nlohmann::json &Report) {
   const spec::Shape &S = P.Shapes[P.BenchmarkShape];
   setStage("timing: preparing shape #" + std::to_string(P.BenchmarkShape) +
@@ -391,7 +391,7 @@ void timeAgainstBaseline(const spec::Problem &P, const WorkerJob &Job,
       P, S, "the benchmark shape #" + std::to_string(P.BenchmarkShape));
   ProblemArguments &Args = *Owned;
   Timer T(P, Job, Stream, Args);
-  const EntryLibrary *Libs[2] = {&Reference, &Candidate};
+  const Entry *Libs[2] = {&Reference, &Candidate};
   cudaStream_t Sync = P.hasStreamArg() ? Stream : nullptr;
   auto synchronize = [&] {
     if (P.hasStreamArg())
