@@ -106,6 +106,7 @@ private:
     E.Timing = O.Timing;
     E.WorkerExecutable = O.KoptBench;
     E.Seed = InputSeed;
+    E.Contain = O.Contain;
     return E;
   }
 };

@@ -191,6 +191,7 @@ std::vector<JournalEntry> SlurmExecutor::submit(
             {"arch", EO.Arch},
             {"timeout_s", EO.TimeoutSeconds},
             {"kopt_version", EO.KoptVersion},
+            {"contain", EO.Contain},
             {"tasks", Tasks}};
   if (!writeAtomically(Manifest, M.dump(2))) {
     Error = "cannot write " + Manifest.string();
@@ -440,6 +441,7 @@ int runSlurmTask(const std::string &ManifestPath, int Index) {
   EO.Arch = M.value("arch", "sm_90a");
   EO.TimeoutSeconds = M.value("timeout_s", 0.0);
   EO.KoptVersion = M.value("kopt_version", "");
+  EO.Contain = M.value("contain", false);
   std::string Model = M.value("model", "gpu");
   std::string Error;
   std::unique_ptr<Executor> E = Model == "gpu"

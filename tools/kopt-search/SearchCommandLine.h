@@ -20,7 +20,7 @@ struct CommandLine {
   Budgets Limits;
   std::vector<std::string> Proposers = {"passes"};
   std::uint64_t Seed = 1;
-  bool DryRun = false, KeepWork = false;
+  bool DryRun = false, KeepWork = false, Contain = false;
   std::string Simulate, KoptOptPath, KoptBenchPath, Arch = "sm_90a";
   double TimeoutSeconds = 0;
   unsigned Jobs = 0;

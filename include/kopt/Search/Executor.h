@@ -35,6 +35,9 @@ struct ExecutorOptions {
   double TimeoutSeconds = 0;
   std::string WorkDir;
   std::string KoptVersion;
+  /// kopt-bench's containment (`run --contain`, docs/evaluator.md): the
+  /// candidate's host code runs only in a confined capture process.
+  bool Contain = false;
 };
 
 class Executor {

@@ -100,6 +100,10 @@ int runEvaluationWorker(const std::string &JobPath) {
       initDeviceData();
       setStage("loading the compiled libraries");
       Reference = std::make_unique<EntryLibrary>(Job.ReferenceLibrary);
+      // Launched like the replayed candidate: one graph per call.
+      if (Job.Contained)
+        Reference =
+            std::make_unique<GraphedEntry>(P, std::move(Reference));
       if (Job.Contained)
         Candidate = loadReplayedCandidate(P, Job);
       else if (!Job.ReferenceOnly)
@@ -156,6 +160,9 @@ int runEvaluationWorker(const std::string &JobPath) {
       if (cudaDeviceGetPCIBusId(Bus, sizeof(Bus), 0) == cudaSuccess)
         Out["clocks_after_timing"] = readClocks(Bus);
     }
+    if (auto *G = dynamic_cast<const GraphedEntry *>(Reference.get());
+        G && !G->graphFallback().empty())
+      Out["messages"].push_back("note: " + G->graphFallback());
     setStage("done");
     finish(Job.ResultPath, Out, 0);
   } catch (const Verdict &V) {

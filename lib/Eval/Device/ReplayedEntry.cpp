@@ -258,6 +258,59 @@ void ReplayedEntry::call(void *const *Args, cudaStream_t Stream) const {
   KOPT_CUDA(cudaGraphLaunch(Use->Exec, Stream));
 }
 
+std::vector<std::uint64_t> callKey(const spec::Problem &P, void *const *Args) {
+  std::vector<std::uint64_t> Key;
+  for (std::size_t I = 0; I < P.Args.size(); ++I) {
+    if (P.Args[I].isScalar())
+      Key.push_back(*static_cast<const std::uint64_t *>(Args[I]));
+    else if (P.Args[I].isBuffer())
+      Key.push_back(reinterpret_cast<std::uint64_t>(
+          *static_cast<void *const *>(Args[I])));
+  }
+  return Key;
+}
+
+GraphedEntry::~GraphedEntry() {
+  for (auto &[Key, Exec] : Graphs)
+    cudaGraphExecDestroy(Exec);
+}
+
+void GraphedEntry::call(void *const *Args, cudaStream_t Stream) const {
+  if (!GraphFallback.empty()) {
+    Inner->call(Args, Stream);
+    return;
+  }
+  std::vector<std::uint64_t> Key = callKey(P, Args);
+  for (const auto &[K, Exec] : Graphs)
+    if (K == Key) {
+      KOPT_CUDA(cudaGraphLaunch(Exec, Stream));
+      return;
+    }
+  cudaGraph_t Graph = nullptr;
+  cudaGraphExec_t Exec = nullptr;
+  cudaError_t E = cudaStreamBeginCapture(Stream, cudaStreamCaptureModeRelaxed);
+  if (E == cudaSuccess) {
+    Inner->call(Args, Stream);
+    cudaError_t Launch = cudaGetLastError();
+    E = cudaStreamEndCapture(Stream, &Graph);
+    if (E == cudaSuccess)
+      E = Launch;
+  }
+  if (E == cudaSuccess && Graph)
+    E = cudaGraphInstantiate(&Exec, Graph, 0);
+  if (Graph)
+    cudaGraphDestroy(Graph);
+  if (E != cudaSuccess || !Exec) {
+    cudaGetLastError();
+    GraphFallback = std::string("the reference's work cannot be captured (") +
+                    cudaGetErrorName(E) + "): it is called directly";
+    Inner->call(Args, Stream);
+    return;
+  }
+  Graphs.push_back({Key, Exec});
+  KOPT_CUDA(cudaGraphLaunch(Exec, Stream));
+}
+
 std::string readUnchanged(const std::string &Path, const std::string &Sha256,
                           const std::string &What) {
   auto Bytes = spec::readTextFile(Path);

@@ -47,6 +47,32 @@ private:
   cudaKernel_t kernel(const std::string &Name) const;
 };
 
+/// The reference under containment: each call is captured once (per
+/// shape and buffer set) into a CUDA graph and replayed, so that the
+/// baseline is launched the way the replayed candidate is (one graph launch
+/// each) and microsecond kernels are compared on equal terms. A reference
+/// whose work cannot be captured is called directly (GraphFallback says
+/// why).
+class GraphedEntry : public Entry {
+public:
+  GraphedEntry(const spec::Problem &P, std::unique_ptr<Entry> Inner)
+      : P(P), Inner(std::move(Inner)) {}
+  ~GraphedEntry() override;
+  void call(void *const *Args, cudaStream_t Stream) const override;
+  const std::string &graphFallback() const { return GraphFallback; }
+
+private:
+  const spec::Problem &P;
+  std::unique_ptr<Entry> Inner;
+  mutable std::vector<std::pair<std::vector<std::uint64_t>, cudaGraphExec_t>>
+      Graphs;
+  mutable std::string GraphFallback;
+};
+
+/// What identifies a call for a cached graph: its scalar slots and buffer
+/// pointers, in argument order.
+std::vector<std::uint64_t> callKey(const spec::Problem &P, void *const *Args);
+
 /// Throws Verdict (rejected, `tampering`) unless the file at \p Path still
 /// has SHA-256 \p Sha256 (the parent's, taken before candidate code ran).
 /// Returns the bytes it hashed.
