@@ -727,7 +727,7 @@ EvaluationOutcome Evaluator::run() {
   }
   ReferenceSignature = *Sig;
 
-  if (Options.Contain && !P.hasStreamArg()) {
+  if (Options.Contain && Options.OnDevice && !P.hasStreamArg()) {
     Outcome.ProblemErrors.push_back(
         "--contain replays the work the entry puts on the stream it is "
         "given, so the entry must take a cudaStream_t; '" +

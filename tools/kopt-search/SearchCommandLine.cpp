@@ -50,12 +50,14 @@ SEARCH OPTIONS
   --arch SM              Target for validation compiles (default sm_90a).
   --timeout S            Wall-clock limit per evaluation (default: the
                          problem's timeout_s).
-  --contain              Evaluate with kopt-bench's containment (run
-                         --contain): each candidate's host code runs only
-                         in a confined capture process and the judge replays
-                         its captured GPU work. Use it for candidates you
-                         do not trust (--proposers llm). The entry must take
-                         a stream and its work must be capturable.
+  --contain, --no-contain
+                         Evaluate with kopt-bench's containment (run
+                         --contain) or without: each candidate's host code
+                         runs only in a confined capture process and the
+                         judge replays its captured GPU work. Default: on
+                         when --proposers has llm (an LLM's code is not
+                         trusted), off otherwise. The entry must take a
+                         stream and its work must be capturable.
   --jobs N               kopt-opt processes side by side (default: cores).
   --keep-work            Keep DIR/work (candidate sources and remarks).
 
@@ -287,8 +289,8 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
       CL.DryRun = true;
     } else if (A == "--keep-work") {
       CL.KeepWork = true;
-    } else if (A == "--contain") {
-      CL.Contain = true;
+    } else if (A == "--contain" || A == "--no-contain") {
+      CL.Contain = A == "--contain";
     } else if (!A.empty() && A[0] == '-') {
       return usageError("unknown option '" + A + "'");
     } else if (CL.Inputs.empty() && (A == "show" || A == "export") &&
@@ -322,6 +324,8 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
     return usageError("this kopt-search was built without libcurl "
                       "(libcurl4-openssl-dev): no llm proposer");
 #endif
+  if (!CL.Contain)
+    CL.Contain = UsesLLM;
   if (UsesLLM && CL.LLMModel.empty() && CL.LLMReplay.empty())
     return usageError("the llm proposer needs --llm-model (or --llm-replay "
                       "STORE)");

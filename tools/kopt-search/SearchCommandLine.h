@@ -4,6 +4,7 @@
 
 #include "kopt/Search/SearchLoop.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,10 @@ struct CommandLine {
   Budgets Limits;
   std::vector<std::string> Proposers = {"passes"};
   std::uint64_t Seed = 1;
-  bool DryRun = false, KeepWork = false, Contain = false;
+  bool DryRun = false, KeepWork = false;
+  /// kopt-bench's containment: --contain, --no-contain, or (unset) on
+  /// exactly when the llm proposer is used.
+  std::optional<bool> Contain;
   std::string Simulate, KoptOptPath, KoptBenchPath, Arch = "sm_90a";
   double TimeoutSeconds = 0;
   unsigned Jobs = 0;

@@ -190,7 +190,7 @@ int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
   EO.Arch = CL.Arch;
   EO.TimeoutSeconds = CL.TimeoutSeconds;
   EO.KoptVersion = KOPT_VERSION;
-  EO.Contain = CL.Contain;
+  EO.Contain = CL.Contain.value_or(false);
   if (EO.KoptBench.empty() && CL.Simulate.empty() && !CL.DryRun)
     return usageError("kopt-bench not found beside kopt-search or on PATH "
                       "(give --kopt-bench PATH)");
