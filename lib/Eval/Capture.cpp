@@ -66,7 +66,8 @@ const json &field(const json &J, const char *Key) {
 std::uint64_t unsignedField(const json &J, const char *Key,
                             std::uint64_t Max = UINT64_MAX) {
   const json &V = field(J, Key);
-  if (!V.is_number_unsigned() && !(V.is_number_integer() && V.get<long long>() >= 0))
+  if (!V.is_number_unsigned() &&
+      !(V.is_number_integer() && V.get<long long>() >= 0))
     throw Malformed(std::string("'") + Key + "' is not a non-negative integer");
   std::uint64_t U = V.get<std::uint64_t>();
   if (U > Max)
@@ -125,7 +126,8 @@ CapturedNode nodeFromJson(const json &J, std::size_t Index) {
     N.SharedBytes =
         static_cast<unsigned>(unsignedField(J, "shared_bytes", 1u << 30));
     std::size_t Total = 0;
-    for (const json &P : arrayField(J, "params", CaptureLimits::MaxParamBytes)) {
+    for (const json &P :
+         arrayField(J, "params", CaptureLimits::MaxParamBytes)) {
       if (!P.is_string())
         throw Malformed("a parameter is not a hex string");
       N.Params.push_back(fromHex(P.get<std::string>()));

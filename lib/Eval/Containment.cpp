@@ -10,6 +10,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
 namespace kopt::eval {
 
@@ -60,9 +61,14 @@ CaptureVerdict captureCandidate(const std::string &WorkerExecutable,
   fs::path JobPath = fs::path(Dir) / "capture-job.json";
   std::ofstream(JobPath) << workerJobToJson(CaptureJob).dump(2) << "\n";
   Run.OutputFile = (fs::path(Dir) / "capture.log").string();
+  // One capture child at a time (they take well under a second): a process
+  // left behind is then the one that just ended's, not another device's.
+  static std::mutex OneAtATime;
+  std::unique_lock<std::mutex> Lock(OneAtATime);
   ProcessResult R =
       runProcess({WorkerExecutable, "__capture", JobPath.string()}, Run);
   std::vector<std::string> Left = collectOrphans();
+  Lock.unlock();
   std::string Log = readFileTail(Run.OutputFile, 16 * 1024);
   V.Report["end"] = R.describeEnd();
   V.Report["seconds"] = R.Seconds;

@@ -16,8 +16,7 @@ bool readAt(const std::string &File, std::uint64_t Offset, T &Out) {
   return true;
 }
 
-bool inside(const std::string &File, std::uint64_t Offset,
-            std::uint64_t Size) {
+bool inside(const std::string &File, std::uint64_t Offset, std::uint64_t Size) {
   return Offset <= File.size() && Size <= File.size() - Offset;
 }
 } // namespace
@@ -70,8 +69,8 @@ std::optional<std::string> readElfSection(const std::string &File,
   return std::nullopt;
 }
 
-std::optional<std::vector<std::string>>
-fatBinaries(const std::string &Section, std::string &Error) {
+std::optional<std::vector<std::string>> fatBinaries(const std::string &Section,
+                                                    std::string &Error) {
   // struct { uint32 magic; uint16 version; uint16 header size; uint64 size; }
   std::vector<std::string> Found;
   std::uint64_t At = 0;

@@ -3,8 +3,8 @@
 #include "kopt/Eval/NcuProfile.h"
 
 #include "kopt/Eval/CompileCache.h"
-#include "kopt/Eval/Containment.h"
 #include "kopt/Eval/Compiler.h"
+#include "kopt/Eval/Containment.h"
 #include "kopt/Eval/DeviceProbe.h"
 #include "kopt/Eval/FileCheckRule.h"
 #include "kopt/Eval/Process.h"
@@ -24,9 +24,9 @@
 #include <mutex>
 #include <optional>
 #include <random>
-#include <sys/prctl.h>
 #include <set>
 #include <sstream>
+#include <sys/prctl.h>
 #include <thread>
 #include <tuple>
 #include <unistd.h>
@@ -493,9 +493,8 @@ void Evaluator::runWorker(CompiledCandidate &C, const DeviceInfo &D,
     // The candidate's host code runs in the capture child only; this
     // evaluation's files are written after that child and everything it
     // started are gone.
-    CaptureVerdict Captured =
-        captureCandidate(workerExecutable(), Job,
-                         (Work / (Tag + "-contained")).string(), Run);
+    CaptureVerdict Captured = captureCandidate(
+        workerExecutable(), Job, (Work / (Tag + "-contained")).string(), Run);
     Record["containment"] = Captured.Report;
     if (!Captured.Ok) {
       for (const std::string &M : Captured.Messages)

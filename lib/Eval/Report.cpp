@@ -56,8 +56,8 @@ void printTable(const EvaluationOutcome &Outcome, std::ostream &OS) {
       Speedup = fixed(T.value("speedup", 0.0), 3);
       if (T.contains("speedup_ci95") && T["speedup_ci95"].is_array() &&
           T["speedup_ci95"].size() == 2)
-        Speedup += " [" + fixed(T["speedup_ci95"][0].get<double>(), 3) +
-                   ", " + fixed(T["speedup_ci95"][1].get<double>(), 3) + "]";
+        Speedup += " [" + fixed(T["speedup_ci95"][0].get<double>(), 3) + ", " +
+                   fixed(T["speedup_ci95"][1].get<double>(), 3) + "]";
       if (T.contains("achieved_gbps"))
         GBps = fixed(T["achieved_gbps"].get<double>(), 0);
       if (T.contains("fraction_of_copy_bandwidth"))

@@ -185,14 +185,10 @@ std::vector<JournalEntry> SlurmExecutor::submit(
   fs::path Manifest = dir() / "manifests" /
                       (Name + "-" + std::to_string(getpid()) + "-" +
                        std::to_string(++Submissions) + ".json");
-  json M = {{"problem", SO.ProblemPath},
-            {"model", SO.Model},
-            {"kopt_bench", EO.KoptBench},
-            {"arch", EO.Arch},
-            {"timeout_s", EO.TimeoutSeconds},
-            {"kopt_version", EO.KoptVersion},
-            {"contain", EO.Contain},
-            {"tasks", Tasks}};
+  json M = {{"problem", SO.ProblemPath},      {"model", SO.Model},
+            {"kopt_bench", EO.KoptBench},     {"arch", EO.Arch},
+            {"timeout_s", EO.TimeoutSeconds}, {"kopt_version", EO.KoptVersion},
+            {"contain", EO.Contain},          {"tasks", Tasks}};
   if (!writeAtomically(Manifest, M.dump(2))) {
     Error = "cannot write " + Manifest.string();
     return {};

@@ -90,12 +90,10 @@ TEST(Capture, RefusesMalformedReports) {
   EXPECT_FALSE(Broken([](json &J) {
     J["shapes"][0]["ranges"][1]["address"] = 0x7f0000000800; // overlaps
   }));
-  EXPECT_FALSE(Broken([](json &J) {
-    J["shapes"][0]["ranges"][0]["bytes"] = -4;
-  }));
-  EXPECT_FALSE(Broken([](json &J) {
-    J["shapes"][0]["nodes"][1]["element_size"] = 3;
-  }));
+  EXPECT_FALSE(
+      Broken([](json &J) { J["shapes"][0]["ranges"][0]["bytes"] = -4; }));
+  EXPECT_FALSE(
+      Broken([](json &J) { J["shapes"][0]["nodes"][1]["element_size"] = 3; }));
   EXPECT_FALSE(Broken([](json &J) { J["activity_traced"] = "yes"; }));
   EXPECT_FALSE(Broken([](json &J) {
     J["shapes"] = json::array();

@@ -37,9 +37,9 @@ template <class F> int inConfinedChild(const fs::path &Writable, F Body) {
 }
 
 fs::path scratchDir(const char *Name) {
-  fs::path D = fs::temp_directory_path() /
-               (std::string("kopt-confine-") + Name + "-" +
-                std::to_string(getpid()));
+  fs::path D =
+      fs::temp_directory_path() /
+      (std::string("kopt-confine-") + Name + "-" + std::to_string(getpid()));
   fs::remove_all(D);
   fs::create_directories(D / "inside");
   return D;
@@ -80,14 +80,13 @@ TEST(Confinement, WritesOnlyInsideTheGivenDirectory) {
   fs::path D = scratchDir("landlock");
   fs::path Outside = D / "outside.txt";
   std::ofstream(Outside) << "judge's file\n";
-  int Status =
-      inConfinedChild(D / "inside", [&](const ConfinementResult &R) {
-        if (!applied(R, "landlock"))
-          _exit(3);
-        std::ofstream(D / "inside" / "mine.txt") << "ok\n";
-        std::ofstream(Outside) << "forged\n";
-        std::ofstream(D / "new.txt") << "forged\n";
-      });
+  int Status = inConfinedChild(D / "inside", [&](const ConfinementResult &R) {
+    if (!applied(R, "landlock"))
+      _exit(3);
+    std::ofstream(D / "inside" / "mine.txt") << "ok\n";
+    std::ofstream(Outside) << "forged\n";
+    std::ofstream(D / "new.txt") << "forged\n";
+  });
   if (WIFEXITED(Status) && WEXITSTATUS(Status) == 3)
     GTEST_SKIP() << "Landlock is not available in this kernel";
   ASSERT_TRUE(WIFEXITED(Status));
@@ -108,8 +107,7 @@ TEST(Process, OrphansAreCollected) {
   ProcessOptions O;
   O.TimeoutSeconds = 20;
   ProcessResult R = runProcess(
-      {"sh", "-c", "setsid sleep 1000 </dev/null >/dev/null 2>&1 & exit 0"},
-      O);
+      {"sh", "-c", "setsid sleep 1000 </dev/null >/dev/null 2>&1 & exit 0"}, O);
   ASSERT_TRUE(R.succeeded()) << R.describeEnd();
   std::vector<std::string> Found;
   for (int Try = 0; Try < 50 && Found.empty(); ++Try) {

@@ -26,8 +26,8 @@ std::optional<std::string> readElfSection(const std::string &File,
 /// more, one after another, each a header with magic 0xBA55ED50 and its
 /// size; padding between them is skipped), or nullopt with \p Error when
 /// there is none or one runs past the section.
-std::optional<std::vector<std::string>>
-fatBinaries(const std::string &Section, std::string &Error);
+std::optional<std::vector<std::string>> fatBinaries(const std::string &Section,
+                                                    std::string &Error);
 
 } // namespace kopt::eval
 

@@ -93,10 +93,10 @@ void GraphRecorder::noteMemory(std::uint64_t Address) {
   if (!Address || findRange(Out, Address) || !GetRange)
     return;
   cudaPointerAttributes A{};
-  bool Device = cudaPointerGetAttributes(&A, reinterpret_cast<void *>(
-                                                 Address)) == cudaSuccess &&
-                (A.type == cudaMemoryTypeDevice ||
-                 A.type == cudaMemoryTypeManaged);
+  bool Device =
+      cudaPointerGetAttributes(&A, reinterpret_cast<void *>(Address)) ==
+          cudaSuccess &&
+      (A.type == cudaMemoryTypeDevice || A.type == cudaMemoryTypeManaged);
   cudaGetLastError();
   if (!Device)
     return;
@@ -148,8 +148,8 @@ void GraphRecorder::recordKernel(cudaGraphNode_t Node, CapturedNode &N) {
                 std::to_string(V.accessPolicyWindow.num_bytes) +
                 " bytes (cudaStreamSetAttribute on the capturing stream)");
   V = {};
-  if (cudaGraphKernelNodeGetAttribute(
-          Node, cudaLaunchAttributeClusterDimension, &V) == cudaSuccess &&
+  if (cudaGraphKernelNodeGetAttribute(Node, cudaLaunchAttributeClusterDimension,
+                                      &V) == cudaSuccess &&
       V.clusterDim.x * V.clusterDim.y * V.clusterDim.z > 1)
     finding("not-capturable", "kernel '" + N.Kernel +
                                   "' is a cluster launch, which the replay "
@@ -163,13 +163,13 @@ void GraphRecorder::recordCopy(cudaGraphNode_t Node, CapturedNode &N) {
   KOPT_CUDA(cudaGraphMemcpyNodeGetParams(Node, &P));
   bool OneDimensional = !P.srcArray && !P.dstArray && P.extent.height == 1 &&
                         P.extent.depth == 1 && P.srcPos.x == 0 &&
-                        P.srcPos.y == 0 && P.srcPos.z == 0 &&
-                        P.dstPos.x == 0 && P.dstPos.y == 0 && P.dstPos.z == 0;
+                        P.srcPos.y == 0 && P.srcPos.z == 0 && P.dstPos.x == 0 &&
+                        P.dstPos.y == 0 && P.dstPos.z == 0;
   auto IsDevice = [](const void *Ptr) {
     cudaPointerAttributes A{};
-    bool D = cudaPointerGetAttributes(&A, Ptr) == cudaSuccess &&
-             (A.type == cudaMemoryTypeDevice ||
-              A.type == cudaMemoryTypeManaged);
+    bool D =
+        cudaPointerGetAttributes(&A, Ptr) == cudaSuccess &&
+        (A.type == cudaMemoryTypeDevice || A.type == cudaMemoryTypeManaged);
     cudaGetLastError();
     return D;
   };
@@ -189,8 +189,8 @@ void GraphRecorder::record(cudaGraph_t G) {
   std::size_t Count = 0;
   KOPT_CUDA(cudaGraphGetNodes(G, nullptr, &Count));
   if (Count > CaptureLimits::MaxNodes) {
-    finding("not-capturable", "the captured graph has " +
-                                  std::to_string(Count) + " nodes");
+    finding("not-capturable",
+            "the captured graph has " + std::to_string(Count) + " nodes");
     return;
   }
   std::vector<cudaGraphNode_t> Nodes(Count);
@@ -297,9 +297,9 @@ void waitForStrayWork(CaptureReport &Report, int Fd, double Seconds) {
   auto Start = std::chrono::steady_clock::now();
   cudaDeviceSynchronize();
   cudaGetLastError();
-  double Waited = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - Start)
-                      .count();
+  double Waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     Finished = true;
@@ -343,8 +343,8 @@ int runCaptureWorker(const std::string &JobPath) {
     const spec::Problem &P = *Loaded.Value;
     // Opened now: once root is dropped, the directories holding them may
     // be out of reach.
-    OutFd = open(Job.ResultPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                 0644);
+    OutFd = open(Job.ResultPath.c_str(),
+                 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int LibraryFd = open(Job.CandidateLibrary.c_str(), O_RDONLY | O_CLOEXEC);
     if (OutFd < 0 || LibraryFd < 0)
       throw std::runtime_error("cannot open the capture file or the "
@@ -355,8 +355,7 @@ int runCaptureWorker(const std::string &JobPath) {
         {std::filesystem::path(Job.ResultPath).parent_path().string()});
     Report.Confinement = Confined.Applied;
     for (const std::string &M : Confined.Missing)
-      std::fprintf(stderr, "kopt-bench capture: not confined: %s\n",
-                   M.c_str());
+      std::fprintf(stderr, "kopt-bench capture: not confined: %s\n", M.c_str());
 
 #ifdef KOPT_EVAL_HAS_CUPTI
     Report.ActivityTraced = startKernelTrace();

@@ -20,6 +20,7 @@ struct Nvml {
     unsigned long long ViolationTime; // ns
   };
   using ViolationFn = int (*)(void *, int, Violation *);
+  using ProcessesFn = int (*)(void *, unsigned *, void *);
 
   InitFn Init = nullptr;
   HandleFn ByBus = nullptr;
@@ -28,6 +29,7 @@ struct Nvml {
   ClockFn Temperature = nullptr; // (device, sensor, value)
   ReasonsFn Reasons = nullptr;
   ViolationFn Violations = nullptr;
+  ProcessesFn Processes = nullptr; // processes with a compute context
   bool Ready = false;
 
   Nvml() {
@@ -49,6 +51,11 @@ struct Nvml {
           dlsym(Lib, "nvmlDeviceGetCurrentClocksThrottleReasons"));
     Violations = reinterpret_cast<ViolationFn>(
         dlsym(Lib, "nvmlDeviceGetViolationStatus"));
+    for (const char *Name : {"nvmlDeviceGetComputeRunningProcesses_v3",
+                             "nvmlDeviceGetComputeRunningProcesses_v2",
+                             "nvmlDeviceGetComputeRunningProcesses"})
+      if (!Processes)
+        Processes = reinterpret_cast<ProcessesFn>(dlsym(Lib, Name));
     Ready = Init && ByBus && Clock && Init() == 0;
   }
 };
@@ -120,6 +127,12 @@ void ClockMonitor::sample() {
     PowerViolationNs[1] = Power.ViolationTime;
     ThermalViolationNs[1] = Thermal.ViolationTime;
   }
+  // Only the count: with no buffer NVML answers "insufficient size" (7)
+  // and the number of processes, or success when there are none.
+  unsigned Count = 0;
+  int Got = N.Processes ? N.Processes(Handle, &Count, nullptr) : -1;
+  if (Got == 0 || Got == 7)
+    MaxProcesses = std::max(MaxProcesses, static_cast<int>(Count));
 }
 
 nlohmann::json ClockMonitor::report() const {
@@ -137,6 +150,8 @@ nlohmann::json ClockMonitor::report() const {
     if (Reasons & T.Bit)
       Names.push_back(T.Name);
   R["throttle_reasons"] = Names;
+  if (MaxProcesses >= 0)
+    R["gpu_processes_max"] = MaxProcesses;
   if (HaveViolations) {
     R["power_violation_ms"] = (PowerViolationNs[1] - PowerViolationNs[0]) / 1e6;
     R["thermal_violation_ms"] =
@@ -168,6 +183,13 @@ std::vector<std::string> ClockMonitor::warnings() const {
     W.push_back("warning: the GPU was held below its clocks during timing (" +
                 std::to_string(PowerMs) + " ms by power, " +
                 std::to_string(ThermalMs) + " ms by temperature)");
+  // This evaluation's own context is one; more means another process (a
+  // leftover of an earlier candidate, another user) shared the GPU.
+  if (MaxProcesses > 1)
+    W.push_back("warning: " + std::to_string(MaxProcesses) +
+                " processes had a CUDA context on this GPU during timing "
+                "(this evaluation's is one): the GPU was shared, so the "
+                "timing may be disturbed");
   return W;
 }
 
@@ -194,7 +216,8 @@ std::vector<std::string> ClockMonitor::flags() const {
     F.push_back(W.find("throttled") != std::string::npos ||
                         W.find("held below") != std::string::npos
                     ? "throttled"
-                    : "clocks-changed");
+                : W.find("was shared") != std::string::npos ? "gpu-shared"
+                                                            : "clocks-changed");
   std::sort(F.begin(), F.end());
   F.erase(std::unique(F.begin(), F.end()), F.end());
   return F;

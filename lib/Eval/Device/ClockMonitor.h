@@ -3,9 +3,10 @@
 // Internal to the worker. NVML (loaded at run time, so it stays optional)
 // is read before, during and after the timed runs: SM and memory clocks,
 // temperature, the reasons the driver gives for holding the clocks down,
-// and its power and thermal violation counters. A measurement during which
-// the clocks moved or the GPU throttled is still reported, with a warning
-// and a flag in the record, so a ranking can discount it.
+// and its power and thermal violation counters, and how many processes
+// hold a CUDA context on the GPU. A measurement during which the clocks
+// moved, the GPU throttled or another process shared it is still reported,
+// with a warning and a flag in the record, so a ranking can discount it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KOPT_LIB_EVAL_DEVICE_CLOCKMONITOR_H
@@ -27,12 +28,13 @@ public:
   void sample();
   /// What the readings showed: {"samples", "sm_mhz": [min, max],
   /// "memory_mhz": [min, max], "temperature_c": [min, max],
-  /// "throttle_reasons": [...], "power_violation_ms", "thermal_violation_ms"},
-  /// or {"available": false}.
+  /// "throttle_reasons": [...], "power_violation_ms", "thermal_violation_ms",
+  /// "gpu_processes_max" (processes with a CUDA context on the GPU, this
+  /// one included)}, or {"available": false}.
   nlohmann::json report() const;
   /// One sentence per problem seen: clocks that changed, throttling.
   std::vector<std::string> warnings() const;
-  /// Flags for the record: "clocks-changed", "throttled".
+  /// Flags for the record: "clocks-changed", "throttled", "gpu-shared".
   std::vector<std::string> flags() const;
   /// The current and maximum SM and memory clocks, without recording a
   /// sample; {} without NVML.
@@ -47,6 +49,7 @@ private:
   unsigned long long PowerViolationNs[2] = {0, 0}; // first, last
   unsigned long long ThermalViolationNs[2] = {0, 0};
   bool HaveViolations = false;
+  int MaxProcesses = -1; // most processes with a context seen; -1 unknown
 };
 
 } // namespace kopt::eval::device

@@ -78,10 +78,9 @@ private:
                double &MaxRel, nlohmann::json &Report);
 };
 
-void Checker::runCandidate(const Entry &Candidate,
-                           ProblemArguments &Args, const InputSet &In,
-                           unsigned char Poison, DeviceOutputs &Into,
-                           const std::string &Where) {
+void Checker::runCandidate(const Entry &Candidate, ProblemArguments &Args,
+                           const InputSet &In, unsigned char Poison,
+                           DeviceOutputs &Into, const std::string &Where) {
   prepareArguments(Args, In, Poison, Stream);
   if (!P.hasStreamArg()) {
     // KernelBench-style launchers: no stream, they synchronize themselves.
@@ -146,10 +145,9 @@ void Checker::runCandidate(const Entry &Candidate,
   checkInputsAndGuards(Args, In, Where);
 }
 
-void Checker::expectedOutputs(const Entry &Reference,
-                              std::size_t ShapeIndex, ProblemArguments &Args,
-                              const InputSet &In, DeviceOutputs &Into,
-                              nlohmann::json &Report) {
+void Checker::expectedOutputs(const Entry &Reference, std::size_t ShapeIndex,
+                              ProblemArguments &Args, const InputSet &In,
+                              DeviceOutputs &Into, nlohmann::json &Report) {
   if (Store.has(ShapeIndex, In.seed())) {
     StageTimer Timer("reference");
     std::string Why;
@@ -233,8 +231,7 @@ void Checker::compare(ProblemArguments &Args, const DeviceOutputs &Got,
 }
 
 void Checker::checkShape(std::size_t ShapeIndex, const Entry &Reference,
-                         const Entry &Candidate,
-                         nlohmann::json &Report) {
+                         const Entry &Candidate, nlohmann::json &Report) {
   const spec::Shape &S = P.Shapes[ShapeIndex];
   std::string ShapeText =
       "shape #" + std::to_string(ShapeIndex) + " {" + S.describe() + "}";
@@ -310,8 +307,7 @@ void Checker::checkShape(std::size_t ShapeIndex, const Entry &Reference,
 } // namespace
 
 void checkCorrectness(const spec::Problem &P, const WorkerJob &Job,
-                      const Entry &Reference,
-                      const Entry &Candidate,
+                      const Entry &Reference, const Entry &Candidate,
                       const ReferenceStore &Store, cudaStream_t Stream,
                       nlohmann::json &Report) {
   Report["shapes"] = nlohmann::json::array();

@@ -82,16 +82,14 @@ inline std::uint64_t secondRunSeed(const WorkerJob &Job, std::size_t Shape,
 /// recomputed.
 class ReferenceStore;
 void checkCorrectness(const spec::Problem &P, const WorkerJob &Job,
-                      const Entry &Reference,
-                      const Entry &Candidate,
+                      const Entry &Reference, const Entry &Candidate,
                       const ReferenceStore &Store, cudaStream_t Stream,
                       nlohmann::json &Report);
 
 /// Interleaved A/B timing on the benchmark shape; fills \p Report.
 void timeAgainstBaseline(const spec::Problem &P, const WorkerJob &Job,
-                         const Entry &Reference,
-                         const Entry &Candidate, cudaStream_t Stream,
-                         nlohmann::json &Report);
+                         const Entry &Reference, const Entry &Candidate,
+                         cudaStream_t Stream, nlohmann::json &Report);
 
 /// One seed's inputs, generated on the GPU (DeviceData.h) and kept there:
 /// every run's argument buffers are filled from it, and after a run the

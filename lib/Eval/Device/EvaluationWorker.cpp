@@ -102,8 +102,7 @@ int runEvaluationWorker(const std::string &JobPath) {
       Reference = std::make_unique<EntryLibrary>(Job.ReferenceLibrary);
       // Launched like the replayed candidate: one graph per call.
       if (Job.Contained)
-        Reference =
-            std::make_unique<GraphedEntry>(P, std::move(Reference));
+        Reference = std::make_unique<GraphedEntry>(P, std::move(Reference));
       if (Job.Contained)
         Candidate = loadReplayedCandidate(P, Job);
       else if (!Job.ReferenceOnly)

@@ -34,8 +34,8 @@ double runReference(const Entry &Reference, ProblemArguments &Args,
   }
 }
 
-void checkReferenceWritesAll(const Entry &Reference,
-                             ProblemArguments &Args, const InputSet &In,
+void checkReferenceWritesAll(const Entry &Reference, ProblemArguments &Args,
+                             const InputSet &In,
                              const DeviceOutputs &UnderFirstPoison,
                              DeviceOutputs &Scratch, const std::string &Where,
                              cudaStream_t Stream) {

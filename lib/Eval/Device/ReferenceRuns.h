@@ -22,8 +22,8 @@ double runReference(const Entry &Reference, ProblemArguments &Args,
 /// Runs the reference again under the second poison (into \p Scratch): an
 /// `out` element that kept both poisons is never written, a problem error
 /// (ReferenceFailure) naming the output.
-void checkReferenceWritesAll(const Entry &Reference,
-                             ProblemArguments &Args, const InputSet &In,
+void checkReferenceWritesAll(const Entry &Reference, ProblemArguments &Args,
+                             const InputSet &In,
                              const DeviceOutputs &UnderFirstPoison,
                              DeviceOutputs &Scratch, const std::string &Where,
                              cudaStream_t Stream);

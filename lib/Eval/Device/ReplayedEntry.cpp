@@ -50,8 +50,7 @@ struct ReplayedEntry::Instance {
 };
 
 ReplayedEntry::ReplayedEntry(const spec::Problem &P,
-                             std::vector<std::string> Binaries,
-                             CaptureReport C)
+                             std::vector<std::string> Binaries, CaptureReport C)
     : P(P), Capture(std::move(C)), FatBinaries(std::move(Binaries)) {
   for (const std::string &Fat : FatBinaries) {
     cudaLibrary_t Library = nullptr;
@@ -59,9 +58,8 @@ ReplayedEntry::ReplayedEntry(const spec::Problem &P,
                                         0, nullptr, nullptr, 0);
     if (E != cudaSuccess) {
       cudaGetLastError();
-      notReplayable(
-          std::string("the candidate's device code does not load (") +
-          cudaGetErrorName(E) + ")");
+      notReplayable(std::string("the candidate's device code does not load (") +
+                    cudaGetErrorName(E) + ")");
     }
     Libraries.push_back(Library);
   }
@@ -110,8 +108,8 @@ ReplayedEntry::instantiate(const CapturedShape &S, void *const *Args,
       In->Scratch.emplace_back(static_cast<std::size_t>(Range.Bytes));
       // On the call's stream: a synchronous memset would wait for the
       // legacy default stream, which the correctness check holds.
-      KOPT_CUDA(cudaMemsetAsync(In->Scratch.back().data(), 0, Range.Bytes,
-                                Stream));
+      KOPT_CUDA(
+          cudaMemsetAsync(In->Scratch.back().data(), 0, Range.Bytes, Stream));
       Target[R] = In->Scratch.back().data();
       continue;
     }
@@ -194,9 +192,9 @@ ReplayedEntry::instantiate(const CapturedShape &S, void *const *Args,
       KP.blockDim = dim3(N.Block[0], N.Block[1], N.Block[2]);
       KP.sharedMemBytes = N.SharedBytes;
       KP.kernelParams = ParamPointers.data();
-      replayCall(cudaGraphAddKernelNode(&Node, Graph, Deps.data(), Deps.size(),
-                                        &KP),
-                 "adding kernel '" + N.Kernel + "'");
+      replayCall(
+          cudaGraphAddKernelNode(&Node, Graph, Deps.data(), Deps.size(), &KP),
+          "adding kernel '" + N.Kernel + "'");
       break;
     }
     case CapturedNodeKind::Memset: {
@@ -209,24 +207,23 @@ ReplayedEntry::instantiate(const CapturedShape &S, void *const *Args,
       MP.elementSize = N.ElementSize;
       MP.width = N.Width;
       MP.height = N.Height;
-      replayCall(cudaGraphAddMemsetNode(&Node, Graph, Deps.data(), Deps.size(),
-                                        &MP),
-                 "adding a memset");
+      replayCall(
+          cudaGraphAddMemsetNode(&Node, Graph, Deps.data(), Deps.size(), &MP),
+          "adding a memset");
       break;
     }
     case CapturedNodeKind::Copy:
-      replayCall(cudaGraphAddMemcpyNode1D(
-                     &Node, Graph, Deps.data(), Deps.size(),
-                     reinterpret_cast<void *>(
-                         translate(N.Destination, N.Width, true)),
-                     reinterpret_cast<void *>(translate(N.Source, N.Width, true)),
-                     N.Width, cudaMemcpyDeviceToDevice),
-                 "adding a copy");
+      replayCall(
+          cudaGraphAddMemcpyNode1D(
+              &Node, Graph, Deps.data(), Deps.size(),
+              reinterpret_cast<void *>(translate(N.Destination, N.Width, true)),
+              reinterpret_cast<void *>(translate(N.Source, N.Width, true)),
+              N.Width, cudaMemcpyDeviceToDevice),
+          "adding a copy");
       break;
     case CapturedNodeKind::Empty:
-      replayCall(
-          cudaGraphAddEmptyNode(&Node, Graph, Deps.data(), Deps.size()),
-          "adding an empty node");
+      replayCall(cudaGraphAddEmptyNode(&Node, Graph, Deps.data(), Deps.size()),
+                 "adding an empty node");
       break;
     }
     Nodes.push_back(Node);
@@ -234,9 +231,8 @@ ReplayedEntry::instantiate(const CapturedShape &S, void *const *Args,
   replayCall(cudaGraphInstantiate(&In->Exec, Graph, 0),
              "instantiating the captured graph");
   for (std::size_t I = 0; I < P.Args.size(); ++I)
-    In->Buffers.push_back(P.Args[I].isBuffer()
-                              ? *static_cast<void *const *>(Args[I])
-                              : nullptr);
+    In->Buffers.push_back(
+        P.Args[I].isBuffer() ? *static_cast<void *const *>(Args[I]) : nullptr);
   return In;
 }
 
@@ -244,9 +240,8 @@ void ReplayedEntry::call(void *const *Args, cudaStream_t Stream) const {
   const CapturedShape &S = shapeFor(Args);
   std::vector<void *> Buffers;
   for (std::size_t I = 0; I < P.Args.size(); ++I)
-    Buffers.push_back(P.Args[I].isBuffer()
-                          ? *static_cast<void *const *>(Args[I])
-                          : nullptr);
+    Buffers.push_back(
+        P.Args[I].isBuffer() ? *static_cast<void *const *>(Args[I]) : nullptr);
   Instance *Use = nullptr;
   for (const auto &In : Instances)
     if (In->Shape == S.Shape && In->Buffers == Buffers)
@@ -329,9 +324,8 @@ std::string readUnchanged(const std::string &Path, const std::string &Sha256,
 
 std::unique_ptr<Entry> loadReplayedCandidate(const spec::Problem &P,
                                              const WorkerJob &Job) {
-  std::string Library =
-      readUnchanged(Job.CandidateLibrary, Job.CandidateSha256,
-                    "the candidate's library");
+  std::string Library = readUnchanged(Job.CandidateLibrary, Job.CandidateSha256,
+                                      "the candidate's library");
   std::string Error;
   auto Section = readElfSection(Library, ".nv_fatbin", Error);
   auto Binaries = Section ? fatBinaries(*Section, Error) : std::nullopt;

@@ -123,8 +123,7 @@ public:
   }
 
   /// Captures each library's call into a graph; false if capture fails.
-  bool captureGraphs(const Entry &A, const Entry &B,
-                     std::string &Why);
+  bool captureGraphs(const Entry &A, const Entry &B, std::string &Why);
 
   /// The inputs of the next pair, drawn from the evaluation's seed.
   PairInputs drawInputs() {
@@ -198,8 +197,8 @@ public:
 
   /// After a batch has finished: runs the reference on each kept pair's
   /// inputs and compares; throws Verdict on a mismatch.
-  void verifyKept(const Entry &Reference, int PairsSoFar,
-                  bool GraphReplays, nlohmann::json &Report);
+  void verifyKept(const Entry &Reference, int PairsSoFar, bool GraphReplays,
+                  nlohmann::json &Report);
 
   std::size_t flushBytes() const { return FlushBytes; }
   int checkedPairs() const { return Checked; }
@@ -269,8 +268,7 @@ private:
   }
 };
 
-bool Timer::captureGraphs(const Entry &A, const Entry &B,
-                          std::string &Why) {
+bool Timer::captureGraphs(const Entry &A, const Entry &B, std::string &Why) {
   if (!P.hasStreamArg()) {
     Why = "the entry takes no stream, so it cannot be captured";
     return false;
@@ -381,9 +379,8 @@ nlohmann::json summaryJson(const SampleSummary &S) {
 } // namespace
 
 void timeAgainstBaseline(const spec::Problem &P, const WorkerJob &Job,
-                         const Entry &Reference,
-                         const Entry &Candidate, cudaStream_t Stream,
-                         nlohmann::json &Report) {
+                         const Entry &Reference, const Entry &Candidate,
+                         cudaStream_t Stream, nlohmann::json &Report) {
   const spec::Shape &S = P.Shapes[P.BenchmarkShape];
   setStage("timing: preparing shape #" + std::to_string(P.BenchmarkShape) +
            " {" + S.describe() + "}");

@@ -31,8 +31,7 @@ inline ElfW(Addr) absolute(ElfW(Addr) Base, ElfW(Addr) P) {
 
 inline std::size_t gnuHashCount(const std::uint32_t *H) {
   std::uint32_t Buckets = H[0], First = H[1], BloomWords = H[2];
-  const std::uint32_t *Bucket =
-      H + 4 + BloomWords * (sizeof(ElfW(Addr)) / 4);
+  const std::uint32_t *Bucket = H + 4 + BloomWords * (sizeof(ElfW(Addr)) / 4);
   const std::uint32_t *Chain = Bucket + Buckets;
   std::uint32_t Max = 0;
   for (std::uint32_t I = 0; I < Buckets; ++I)
@@ -182,8 +181,8 @@ inline int patchGot(const char *Name, void *Replacement, void **Original,
               (Table ? T.RelocBytes : T.PltRelocBytes) / sizeof(ElfW(Rela));
           for (std::size_t I = 0; R && I < N; ++I) {
             std::size_t Sym = ELF64_R_SYM(R[I].r_info);
-            if (!Sym || std::strcmp(T.Strings + T.Symbols[Sym].st_name,
-                                    S->Name) != 0)
+            if (!Sym ||
+                std::strcmp(T.Strings + T.Symbols[Sym].st_name, S->Name) != 0)
               continue;
             void **Slot = reinterpret_cast<void **>(T.Base + R[I].r_offset);
             if (!writable(Slot))
