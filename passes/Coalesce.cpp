@@ -32,6 +32,19 @@
 // threadIdx.x, the store is not, and the store's index advances by one with
 // threadIdx.y.
 //
+// rows-per-thread=R above 1 (thread coarsening): one thread keeps a single
+// load in flight, too few to fill the memory system, so a block of the new
+// kernel `<kernel>_kopt_coalesced` does the work of R consecutive blocks
+// along y. Its sub-tile j is the original block blockIdx.y * R + j: the body
+// as written with blockIdx.y and gridDim.y replaced by that block and the
+// original grid's y extent (a new last parameter, `kopt_grid_y`); a block
+// past that extent does nothing, so the same threads store the same values.
+// Phase 2 walks the R * blockDim.y rows of the tile, the element of tile row
+// q and column c standing for thread (c, q % blockDim.y) of block
+// blockIdx.y * R + q / blockDim.y. Every launch of the kernel becomes
+// `{ const dim3 kopt_grid(G); k_kopt_coalesced<<<dim3(kopt_grid.x,
+// (kopt_grid.y + R - 1) / R, kopt_grid.z), ...>>>(..., kopt_grid.y); }`.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Options.h"
@@ -42,6 +55,7 @@
 #include "kopt/Pass/Pass.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/TypeLoc.h"
 #include "clang/Basic/SourceManager.h"
 
 using namespace clang;
@@ -350,6 +364,12 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
     if (!contiguousAlong(Sh.Target->getIdx(), 1, Body, Ctx))
       return Missed("the store's index does not advance by one element with "
                     "threadIdx.y");
+    uint64_t Rows = options().RowsPerThread;
+    if (Rows < 1 || Rows > 8)
+      return Missed("rows-per-thread=" + Twine(Rows) +
+                    " is not between 1 and 8");
+    if (Rows > 1)
+      return coarsen(KC, Body, Sh, Elem, unsigned(Rows), At);
     std::optional<std::string> Text =
         rewrite(K.Decl, Body, Sh, Elem, Ctx, KC.code());
     if (!Text)
@@ -363,6 +383,253 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
                        Twine(TileCapacity) + " " + Elem.getAsString() +
                        ": both global sides are contiguous (the original "
                        "body runs when blockDim.z != 1)");
+  }
+
+  /// Each use of threadIdx, blockIdx.y and gridDim.y in \p Body, with its
+  /// offsets; false when one is written in a macro.
+  struct BuiltinUse {
+    BuiltinRef Ref;
+    unsigned Begin, End;
+  };
+  static bool builtinUses(const CompoundStmt *Body, ASTContext &Ctx,
+                          std::vector<BuiltinUse> &Out) {
+    bool InMacro = false;
+    forEachSubStmt(Body, [&](const Stmt *S) {
+      // The builtin itself, not the casts around it (both match).
+      const auto *E = dyn_cast<PseudoObjectExpr>(S);
+      std::optional<BuiltinRef> B = E ? matchBuiltin(E) : std::nullopt;
+      if (!B)
+        return;
+      if (auto At = exprOffsets(E, Ctx))
+        Out.push_back({*B, At->first, At->second});
+      else
+        InMacro = true;
+    });
+    return !InMacro;
+  }
+
+  /// rows-per-thread above 1: adds `<kernel>_kopt_coalesced` and makes every
+  /// launch run it (see the file comment).
+  void coarsen(KernelContext &KC, const CompoundStmt *Body, const Shape &Sh,
+               QualType Elem, unsigned Rows, LineCol At) {
+    const KernelInfo &K = KC.kernel();
+    ASTContext &Ctx = KC.deviceContext();
+    ASTContext &HC = KC.hostContext();
+    auto Missed = [&](const Twine &Why) {
+      KC.missed(At, "strided store not coalesced with rows-per-thread=" +
+                        Twine(Rows) + ": " + Why);
+    };
+    std::string NewName = K.Name + "_kopt_coalesced";
+    if (K.IsTemplate)
+      return Missed("template kernels are not copied yet");
+    if (StringRef(K.Name).contains("_kopt_") || KC.info().kernel(NewName))
+      return Missed("'" + NewName + "' exists already");
+    if (KC.info().hasUnknownLaunches(K.Name))
+      return Missed("'" + K.Name + "' is referenced other than by a launch");
+    std::vector<const LaunchSite *> Launches = KC.info().launchesOf(K.Name);
+    if (Launches.empty())
+      return Missed("no launch of '" + K.Name + "' in this file");
+    // A launch whose block is known and too large for the tile would run
+    // the unstaged fallback R times a block: slower than the original.
+    for (const LaunchSite *L : Launches) {
+      const DimValue &D = L->Block.Value;
+      if (!D.X || !D.Y)
+        continue;
+      uint64_t TileRows = uint64_t(Rows) * uint64_t(*D.Y);
+      uint64_t Pad = TileRows <= 32 && 32 % TileRows == 0 ? 32 / TileRows : 1;
+      if (TileRows * (uint64_t(*D.X) + Pad) > TileCapacity)
+        return Missed("the launch at " + str(L->Loc) + " has " + Twine(*D.X) +
+                      " x " + Twine(*D.Y) + " blocks: " + Twine(Rows) +
+                      " of them need " +
+                      Twine(TileRows * (uint64_t(*D.X) + Pad)) +
+                      " tile elements, more than " + Twine(TileCapacity));
+    }
+    std::optional<std::string> Decl = coarsenedDecl(K.Decl, Ctx, KC.code());
+    std::optional<std::string> NewBody =
+        coarsenedBody(K.Decl, Body, Sh, Elem, Rows, Ctx, KC.code());
+    if (!Decl || !NewBody)
+      return Missed("the kernel is written in a macro");
+    EditSet Edits(KC.pass().source().Path);
+    SourceLocation End =
+        Ctx.getSourceManager().getExpansionLoc(K.Decl->getBody()->getEndLoc());
+    if (Error E = Edits.insertAfterToken(End, "\n\n" + *Decl + *NewBody, Ctx))
+      return Missed(toString(std::move(E)));
+    for (const LaunchSite *L : Launches) {
+      std::optional<std::string> Text = coarsenedLaunch(*L, Rows, HC);
+      auto Off = L->Call ? stmtOffsets(L->Call, HC) : std::nullopt;
+      if (!Text || !Off)
+        return Missed("the launch at " + str(L->Loc) +
+                      " is written in a macro or cannot be read");
+      if (Error E =
+              Edits.replaceChars(Off->first, Off->second - Off->first, *Text))
+        return Missed(toString(std::move(E)));
+    }
+    if (Error E = KC.edits().merge(Edits))
+      return Missed(toString(std::move(E)));
+    KC.applied(At, "strided store staged through a shared-memory tile of " +
+                       Twine(TileCapacity) + " " + Elem.getAsString() +
+                       " in '" + NewName + "', each block covering " +
+                       Twine(Rows) + " of the original blocks along y; " +
+                       Twine(Launches.size()) + " launch" +
+                       (Launches.size() > 1 ? "es run" : " runs") + " it");
+  }
+
+  /// The kernel's declaration up to its body, renamed, with the original
+  /// grid's y extent as a new last parameter.
+  static std::optional<std::string>
+  coarsenedDecl(const FunctionDecl *Kernel, ASTContext &Ctx, StringRef Code) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    FunctionTypeLoc FTL = Kernel->getFunctionTypeLoc();
+    const auto *Body = cast<CompoundStmt>(Kernel->getBody());
+    // From the name on: `__global__` itself is a macro.
+    if (!FTL || Kernel->getNumParams() == 0 ||
+        !isRewritable(SourceRange(Kernel->getLocation(), Body->getLBracLoc()),
+                      Ctx))
+      return std::nullopt;
+    unsigned Begin =
+        SM.getFileOffset(SM.getExpansionLoc(Kernel->getBeginLoc()));
+    unsigned Name =
+        SM.getFileOffset(Kernel->getLocation()) + Kernel->getName().size();
+    unsigned Close = SM.getFileOffset(FTL.getRParenLoc());
+    unsigned Open = SM.getFileOffset(Body->getLBracLoc());
+    if (!(Begin < Name && Name < Close && Close < Open))
+      return std::nullopt;
+    return Code.slice(Begin, Name).str() + "_kopt_coalesced" +
+           Code.slice(Name, Close).str() + ", unsigned kopt_grid_y" +
+           Code.slice(Close, Open).str();
+  }
+
+  /// The new kernel's body (see the file comment).
+  static std::optional<std::string>
+  coarsenedBody(const FunctionDecl *Kernel, const CompoundStmt *Body,
+                const Shape &Sh, QualType Elem, unsigned Rows, ASTContext &Ctx,
+                StringRef Code) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    unsigned Begin = SM.getFileOffset(Body->getLBracLoc()) + 1;
+    unsigned End = SM.getFileOffset(Body->getRBracLoc());
+    auto Target = exprOffsets(Sh.Target, Ctx);
+    auto Value = exprOffsets(Sh.Store->getRHS(), Ctx);
+    std::vector<BuiltinUse> Uses;
+    if (!Target || !Value || !builtinUses(Body, Ctx, Uses))
+      return std::nullopt;
+    using Replacement = std::tuple<unsigned, unsigned, std::string>;
+    // Replacements of one phase: blockIdx.y and gridDim.y always, threadIdx
+    // when \p Threads, none inside [SkipBegin, SkipEnd).
+    auto Uniform = [&](bool Threads, unsigned SkipBegin, unsigned SkipEnd) {
+      std::vector<Replacement> R;
+      for (const BuiltinUse &U : Uses) {
+        if (U.Begin >= SkipBegin && U.End <= SkipEnd)
+          continue;
+        const char *Text = nullptr;
+        if (U.Ref.Var == BuiltinVar::BlockIdx && U.Ref.Dim == 1)
+          Text = "kopt_by";
+        else if (U.Ref.Var == BuiltinVar::GridDim && U.Ref.Dim == 1)
+          Text = "kopt_grid_y";
+        else if (Threads && U.Ref.Var == BuiltinVar::ThreadIdx)
+          Text = U.Ref.Dim == 0 ? "kopt_tx" : "kopt_ty";
+        if (Text)
+          R.push_back({U.Begin, U.End - U.Begin, Text});
+      }
+      return R;
+    };
+    std::vector<Replacement> First =
+        Uniform(false, Target->first, Target->second);
+    First.push_back({Target->first, Target->second - Target->first,
+                     "kopt_tile[(kopt_j * blockDim.y + threadIdx.y) * "
+                     "kopt_pitch + threadIdx.x]"});
+    std::vector<Replacement> Second =
+        Uniform(true, Value->first, Value->second);
+    Second.push_back({Value->first, Value->second - Value->first,
+                      "kopt_tile[kopt_row * kopt_pitch + kopt_tx]"});
+    std::vector<Replacement> Plain = Uniform(false, 1, 0);
+    std::string Base = indentAt(
+        Code, SM.getFileOffset(SM.getExpansionLoc(Kernel->getBeginLoc())));
+    std::string I1 = Base + "  ", I2 = I1 + "  ", I3 = I2 + "  ";
+    std::string Type = Elem.getAsString(Ctx.getPrintingPolicy());
+    std::string Cap = std::to_string(TileCapacity) + "u";
+    std::string R = std::to_string(Rows) + "u";
+    auto SubTiles = [&](StringRef Indent, StringRef Inner) {
+      return Indent.str() + "for (unsigned kopt_j = 0; kopt_j < " + R +
+             "; ++kopt_j) {\n" + Indent.str() +
+             "  const unsigned kopt_by = blockIdx.y * " + R + " + kopt_j;\n" +
+             Indent.str() + "  if (kopt_by < kopt_grid_y) {" +
+             reindent(Inner, (Indent + "  ").str()) + Indent.str() + "  }\n" +
+             Indent.str() + "}\n";
+    };
+    std::string Out = "{\n";
+    Out += I1 +
+           "// kopt coalesce: the store is staged through shared "
+           "memory, " +
+           std::to_string(Rows) + " of the original blocks a block\n";
+    Out += I1 + "__shared__ " + Type + " kopt_tile[" + Cap + "];\n";
+    Out += I1 + "const unsigned kopt_rows = " + R + " * blockDim.y;\n";
+    Out += I1 + "const unsigned kopt_pad = kopt_rows <= 32u && 32u % "
+                "kopt_rows == 0u ? 32u / kopt_rows : 1u;\n";
+    Out += I1 + "const unsigned kopt_pitch = blockDim.x + kopt_pad;\n";
+    Out += I1 + "if (blockDim.z == 1u && kopt_rows * kopt_pitch <= " + Cap +
+           ") {\n";
+    Out += SubTiles(I2, splice(Code, Begin, End, First));
+    Out += I2 + "__syncthreads();\n";
+    Out += I2 + "for (unsigned kopt_j = 0; kopt_j < " + R + "; ++kopt_j) {\n";
+    Out += I3 + "const unsigned kopt_t = (kopt_j * blockDim.y + "
+                "threadIdx.y) * blockDim.x + threadIdx.x;\n";
+    Out += I3 + "const unsigned kopt_row = kopt_t % kopt_rows;\n";
+    Out += I3 + "const unsigned kopt_tx = kopt_t / kopt_rows;\n";
+    Out += I3 + "const unsigned kopt_ty = kopt_row % blockDim.y;\n";
+    Out += I3 + "const unsigned kopt_by = blockIdx.y * " + R +
+           " + kopt_row / blockDim.y;\n";
+    Out += I3 + "if (kopt_by < kopt_grid_y) {" +
+           reindent(splice(Code, Begin, End, Second), I3) + I3 + "}\n";
+    Out += I2 + "}\n";
+    Out += I1 + "} else {\n";
+    Out += SubTiles(I2, splice(Code, Begin, End, Plain));
+    Out += I1 + "}\n";
+    Out += Base + "}";
+    return Out;
+  }
+
+  /// A launch of the kernel, made a launch of its coarsened copy.
+  static std::optional<std::string>
+  coarsenedLaunch(const LaunchSite &L, unsigned Rows, ASTContext &HC) {
+    const CUDAKernelCallExpr *Call = L.Call;
+    if (!Call || !isRewritable(Call->getSourceRange(), HC))
+      return std::nullopt;
+    const CallExpr *Config = Call->getConfig();
+    std::vector<std::string> Conf;
+    for (unsigned I = 0; I < Config->getNumArgs(); ++I) {
+      const Expr *A = userWrittenLaunchArg(Config->getArg(I));
+      if (!A)
+        break;
+      Conf.push_back(sourceText(A->getSourceRange(), HC));
+      if (Conf.back().empty())
+        return std::nullopt;
+    }
+    std::string Args;
+    for (const Expr *A : Call->arguments()) {
+      std::string Text = sourceText(A->getSourceRange(), HC);
+      if (Text.empty() || isa<CXXDefaultArgExpr>(A))
+        return std::nullopt;
+      Args += Text + ", ";
+    }
+    std::string Callee = sourceText(Call->getCallee()->getSourceRange(), HC);
+    if (Conf.size() < 2 || Callee.empty())
+      return std::nullopt;
+    std::string R = std::to_string(Rows) + "u";
+    std::string Out = "{\n";
+    std::string Indent = indentAt(
+        HC.getSourceManager().getBufferData(
+            HC.getSourceManager().getMainFileID()),
+        HC.getSourceManager().getFileOffset(
+            HC.getSourceManager().getExpansionLoc(Call->getBeginLoc())));
+    Out += Indent + "  // kopt coalesce: " + std::to_string(Rows) +
+           " of the original blocks a block along y\n";
+    Out += Indent + "  const dim3 kopt_grid(" + Conf[0] + ");\n";
+    Out += Indent + "  " + Callee + "_kopt_coalesced<<<dim3(kopt_grid.x, " +
+           "(kopt_grid.y + " + R + " - 1u) / " + R + ", kopt_grid.z)";
+    for (std::size_t I = 1; I < Conf.size(); ++I)
+      Out += ", " + Conf[I];
+    Out += ">>>(" + Args + "kopt_grid.y);\n" + Indent + "}";
+    return Out;
   }
 
   /// The new body, or none when part of it is written in a macro.

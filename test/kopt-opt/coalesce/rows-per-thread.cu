@@ -1,0 +1,103 @@
+// coalesce{rows-per-thread=4}: each block of a new kernel does the work of
+// four of the original blocks along y (four loads in flight a thread); every
+// launch runs it on a grid four times shorter, passing the original grid's
+// y extent, beyond which a sub-tile does nothing.
+// RUN: kopt-opt %s -passes='coalesce{rows-per-thread=4}' -Rpass=coalesce -Rpass-missed=coalesce -o %t.cu 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: %strip_checks %t.cu | FileCheck %s
+// RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
+// A second run changes nothing: the original is no longer launched and the
+// copy carries kopt_ names.
+// RUN: kopt-opt %t.cu -passes='coalesce{rows-per-thread=4}' -o %t.again.cu
+// RUN: diff %t.cu %t.again.cu
+// RUN: kopt-opt %s -passes='coalesce{rows-per-thread=9}' -Rpass-missed=coalesce -o /dev/null 2>&1 | FileCheck %s --check-prefix=RANGE
+// Eight 32 x 8 blocks need 64 x 33 tile elements, more than the tile: the
+// unstaged fallback would run, slower than the original, so it is refused.
+// RUN: kopt-opt %s -passes='coalesce{rows-per-thread=8}' -Rpass-missed=coalesce -o /dev/null 2>&1 | FileCheck %s --check-prefix=FIT
+// FIT: rows-per-thread.cu:{{[0-9]+}}:5: remark: strided store not coalesced with rows-per-thread=8: the launch at {{[0-9]+}}:5 has 32 x 8 blocks: 8 of them need 2112 tile elements, more than 2048 [-Rpass-missed=coalesce]
+// REQUIRES: filecheck
+#include <cuda_runtime.h>
+
+// REMARK-DAG: rows-per-thread.cu:[[@LINE+6]]:5: remark: strided store staged through a shared-memory tile of 2048 float in 'transpose_kopt_coalesced', each block covering 4 of the original blocks along y; 1 launch runs it [-Rpass=coalesce]
+// RANGE-DAG: rows-per-thread.cu:[[@LINE+5]]:5: remark: strided store not coalesced: rows-per-thread=9 is not between 1 and 8 [-Rpass-missed=coalesce]
+__global__ void transpose(const float *in, float *out, int rows, int cols) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < rows && c < cols)
+    out[c * rows + r] = in[r * cols + c];
+}
+// The original stays as it was, after it the copy.
+// CHECK-LABEL: void transpose(
+// CHECK-NEXT: int c = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK: void transpose_kopt_coalesced(const float *in, float *out, int rows, int cols, unsigned kopt_grid_y) {
+// CHECK-NEXT: // kopt coalesce: the store is staged through shared memory, 4 of the original blocks a block
+// CHECK-NEXT: __shared__ float kopt_tile[2048u];
+// CHECK-NEXT: const unsigned kopt_rows = 4u * blockDim.y;
+// CHECK-NEXT: const unsigned kopt_pad = kopt_rows <= 32u && 32u % kopt_rows == 0u ? 32u / kopt_rows : 1u;
+// CHECK-NEXT: const unsigned kopt_pitch = blockDim.x + kopt_pad;
+// CHECK-NEXT: if (blockDim.z == 1u && kopt_rows * kopt_pitch <= 2048u) {
+// CHECK-NEXT: for (unsigned kopt_j = 0; kopt_j < 4u; ++kopt_j) {
+// CHECK-NEXT: const unsigned kopt_by = blockIdx.y * 4u + kopt_j;
+// CHECK-NEXT: if (kopt_by < kopt_grid_y) {
+// CHECK-NEXT: int c = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-NEXT: int r = kopt_by * blockDim.y + threadIdx.y;
+// CHECK-NEXT: if (r < rows && c < cols)
+// CHECK-NEXT: kopt_tile[(kopt_j * blockDim.y + threadIdx.y) * kopt_pitch + threadIdx.x] = in[r * cols + c];
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: __syncthreads();
+// CHECK-NEXT: for (unsigned kopt_j = 0; kopt_j < 4u; ++kopt_j) {
+// CHECK-NEXT: const unsigned kopt_t = (kopt_j * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+// CHECK-NEXT: const unsigned kopt_row = kopt_t % kopt_rows;
+// CHECK-NEXT: const unsigned kopt_tx = kopt_t / kopt_rows;
+// CHECK-NEXT: const unsigned kopt_ty = kopt_row % blockDim.y;
+// CHECK-NEXT: const unsigned kopt_by = blockIdx.y * 4u + kopt_row / blockDim.y;
+// CHECK-NEXT: if (kopt_by < kopt_grid_y) {
+// CHECK-NEXT: int c = blockIdx.x * blockDim.x + kopt_tx;
+// CHECK-NEXT: int r = kopt_by * blockDim.y + kopt_ty;
+// CHECK-NEXT: if (r < rows && c < cols)
+// CHECK-NEXT: out[c * rows + r] = kopt_tile[kopt_row * kopt_pitch + kopt_tx];
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: } else {
+// CHECK-NEXT: for (unsigned kopt_j = 0; kopt_j < 4u; ++kopt_j) {
+// CHECK-NEXT: const unsigned kopt_by = blockIdx.y * 4u + kopt_j;
+// CHECK-NEXT: if (kopt_by < kopt_grid_y) {
+// CHECK-NEXT: int c = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-NEXT: int r = kopt_by * blockDim.y + threadIdx.y;
+// CHECK-NEXT: if (r < rows && c < cols)
+// CHECK-NEXT: out[c * rows + r] = in[r * cols + c];
+
+// A launch that is the body of an if becomes a block there.
+void launch(const float *in, float *out, int rows, int cols, cudaStream_t s) {
+  dim3 block(32, 8);
+  dim3 grid((cols + 31) / 32, (rows + 7) / 8);
+  if (rows > 0)
+    transpose<<<grid, block, 0, s>>>(in, out, rows, cols);
+}
+// CHECK-LABEL: void launch(
+// CHECK: if (rows > 0)
+// CHECK-NEXT: {
+// CHECK-NEXT: // kopt coalesce: 4 of the original blocks a block along y
+// CHECK-NEXT: const dim3 kopt_grid(grid);
+// CHECK-NEXT: transpose_kopt_coalesced<<<dim3(kopt_grid.x, (kopt_grid.y + 4u - 1u) / 4u, kopt_grid.z), block, 0, s>>>(in, out, rows, cols, kopt_grid.y);
+// CHECK-NEXT: }
+
+// Refused: a kernel whose address is taken (a launch kopt cannot see could
+// still run it with the original grid).
+// REMARK-DAG: rows-per-thread.cu:[[@LINE+5]]:5: remark: strided store not coalesced with rows-per-thread=4: 'byPointer' is referenced other than by a launch [-Rpass-missed=coalesce]
+__global__ void byPointer(const float *in, float *out, int rows, int cols) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < rows && c < cols)
+    out[c * rows + r] = in[r * cols + c];
+}
+void *kernelAddress() { return (void *)byPointer; }
+
+// Refused: no launch in this file.
+// REMARK-DAG: rows-per-thread.cu:[[@LINE+5]]:5: remark: strided store not coalesced with rows-per-thread=4: no launch of 'elsewhere' in this file [-Rpass-missed=coalesce]
+__global__ void elsewhere(const float *in, float *out, int rows, int cols) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < rows && c < cols)
+    out[c * rows + r] = in[r * cols + c];
+}
