@@ -65,6 +65,9 @@ CaptureVerdict captureCandidate(const std::string &WorkerExecutable,
   // left behind is then the one that just ended's, not another device's.
   static std::mutex OneAtATime;
   std::unique_lock<std::mutex> Lock(OneAtATime);
+  // Whatever was orphaned before (a compiler's children killed at a time
+  // limit) is not this candidate's doing.
+  collectOrphans();
   ProcessResult R =
       runProcess({WorkerExecutable, "__capture", JobPath.string()}, Run);
   std::vector<std::string> Left = collectOrphans();
