@@ -675,7 +675,13 @@ json Evaluator::profile(WorkerJob Job, ProcessOptions Run,
   std::ofstream(JobPath) << workerJobToJson(Job).dump(2) << "\n";
   Run.OutputFile = (Work / (Tag + ".profile.log")).string();
   ProcessResult R = runProcess(
-      ncuCommand(Ncu, workerExecutable(), JobPath.string(), Csv.string()), Run);
+      // ncu starts the program itself: a path, not /proc/self/exe (which
+      // would name ncu there).
+      ncuCommand(Ncu,
+                 Options.WorkerExecutable.empty() ? currentExecutable()
+                                                  : Options.WorkerExecutable,
+                 JobPath.string(), Csv.string()),
+      Run);
   json Out = parseNcuCsv(spec::readTextFile(Csv).value_or(""));
   if (!R.succeeded() || Out.contains("error"))
     Out = {{"error", "ncu " + R.describeEnd() + ": " +
