@@ -570,39 +570,16 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
            ") {\n";
     Out += SubTiles(I2, splice(Code, Begin, End, First));
     Out += I2 + "__syncthreads();\n";
-    // Round j's element is t = t0 + j * blockDim.x * blockDim.y (t0 the
-    // thread's linear index): tile row t % rows, column t / rows. Where R
-    // divides blockDim.x the row is t0 % rows in every round and the column
-    // grows by blockDim.x / R, so the divisions happen once a thread
-    // (run-time divisions in every round made the kernel issue-bound).
-    std::string I4 = I3 + "  ";
-    std::string Body2 = splice(Code, Begin, End, Second);
-    Out += I2 + "const unsigned kopt_t0 = threadIdx.y * blockDim.x + "
-                "threadIdx.x;\n";
-    Out += I2 + "if (blockDim.x % " + R + " == 0u) {\n";
-    Out += I3 + "const unsigned kopt_row = kopt_t0 % kopt_rows;\n";
+    Out += I2 + "for (unsigned kopt_j = 0; kopt_j < " + R + "; ++kopt_j) {\n";
+    Out += I3 + "const unsigned kopt_t = (kopt_j * blockDim.y + "
+                "threadIdx.y) * blockDim.x + threadIdx.x;\n";
+    Out += I3 + "const unsigned kopt_row = kopt_t % kopt_rows;\n";
+    Out += I3 + "const unsigned kopt_tx = kopt_t / kopt_rows;\n";
     Out += I3 + "const unsigned kopt_ty = kopt_row % blockDim.y;\n";
     Out += I3 + "const unsigned kopt_by = blockIdx.y * " + R +
            " + kopt_row / blockDim.y;\n";
-    Out += I3 + "const unsigned kopt_tx0 = kopt_t0 / kopt_rows;\n";
-    Out += I3 + "for (unsigned kopt_j = 0; kopt_j < " + R + "; ++kopt_j) {\n";
-    Out += I4 + "const unsigned kopt_tx = kopt_tx0 + kopt_j * (blockDim.x / " +
-           R + ");\n";
-    Out +=
-        I4 + "if (kopt_by < kopt_grid_y) {" + reindent(Body2, I4) + I4 + "}\n";
-    Out += I3 + "}\n";
-    Out += I2 + "} else {\n";
-    Out += I3 + "for (unsigned kopt_j = 0; kopt_j < " + R + "; ++kopt_j) {\n";
-    Out += I4 + "const unsigned kopt_t = kopt_t0 + kopt_j * blockDim.x * "
-                "blockDim.y;\n";
-    Out += I4 + "const unsigned kopt_row = kopt_t % kopt_rows;\n";
-    Out += I4 + "const unsigned kopt_tx = kopt_t / kopt_rows;\n";
-    Out += I4 + "const unsigned kopt_ty = kopt_row % blockDim.y;\n";
-    Out += I4 + "const unsigned kopt_by = blockIdx.y * " + R +
-           " + kopt_row / blockDim.y;\n";
-    Out +=
-        I4 + "if (kopt_by < kopt_grid_y) {" + reindent(Body2, I4) + I4 + "}\n";
-    Out += I3 + "}\n";
+    Out += I3 + "if (kopt_by < kopt_grid_y) {" +
+           reindent(splice(Code, Begin, End, Second), I3) + I3 + "}\n";
     Out += I2 + "}\n";
     Out += I1 + "} else {\n";
     Out += SubTiles(I2, splice(Code, Begin, End, Plain));
