@@ -445,20 +445,8 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
                       " tile elements, more than " + Twine(TileCapacity));
     }
     std::optional<std::string> Decl = coarsenedDecl(K.Decl, Ctx, KC.code());
-    // One constant block for every launch lets the staged path use it.
-    std::optional<std::pair<uint64_t, uint64_t>> Block;
-    for (const LaunchSite *L : Launches) {
-      const DimValue &D = L->Block.Value;
-      std::optional<std::pair<uint64_t, uint64_t>> This;
-      if (D.X && D.Y && D.Z && *D.Z == 1)
-        This = std::make_pair(uint64_t(*D.X), uint64_t(*D.Y));
-      if (L == Launches.front())
-        Block = This;
-      else if (Block != This)
-        Block.reset();
-    }
     std::optional<std::string> NewBody =
-        coarsenedBody(K.Decl, Body, Sh, Elem, Rows, Block, Ctx, KC.code());
+        coarsenedBody(K.Decl, Body, Sh, Elem, Rows, Ctx, KC.code());
     if (!Decl || !NewBody)
       return Missed("the kernel is written in a macro");
     EditSet Edits(KC.pass().source().Path);
@@ -514,9 +502,8 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
   /// The new kernel's body (see the file comment).
   static std::optional<std::string>
   coarsenedBody(const FunctionDecl *Kernel, const CompoundStmt *Body,
-                const Shape &Sh, QualType Elem, unsigned Rows,
-                std::optional<std::pair<uint64_t, uint64_t>> Block,
-                ASTContext &Ctx, StringRef Code) {
+                const Shape &Sh, QualType Elem, unsigned Rows, ASTContext &Ctx,
+                StringRef Code) {
     const SourceManager &SM = Ctx.getSourceManager();
     unsigned Begin = SM.getFileOffset(Body->getLBracLoc()) + 1;
     unsigned End = SM.getFileOffset(Body->getRBracLoc());
@@ -526,16 +513,9 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
     if (!Target || !Value || !builtinUses(Body, Ctx, Uses))
       return std::nullopt;
     using Replacement = std::tuple<unsigned, unsigned, std::string>;
-    // Every launch's block, when all are the same constant: the staged
-    // path then runs for that block only, with its extents as constants
-    // (run-time divisions by blockDim made the kernel issue-bound).
-    std::string BX = Block ? std::to_string(Block->first) + "u" : "blockDim.x";
-    std::string BY = Block ? std::to_string(Block->second) + "u" : "blockDim.y";
     // Replacements of one phase: blockIdx.y and gridDim.y always, threadIdx
-    // when \p Threads, blockDim.x/y when \p Extents, none inside
-    // [SkipBegin, SkipEnd).
-    auto Uniform = [&](bool Threads, unsigned SkipBegin, unsigned SkipEnd,
-                       bool Extents = false) {
+    // when \p Threads, none inside [SkipBegin, SkipEnd).
+    auto Uniform = [&](bool Threads, unsigned SkipBegin, unsigned SkipEnd) {
       std::vector<Replacement> R;
       for (const BuiltinUse &U : Uses) {
         if (U.Begin >= SkipBegin && U.End <= SkipEnd)
@@ -547,21 +527,18 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
           Text = "kopt_grid_y";
         else if (Threads && U.Ref.Var == BuiltinVar::ThreadIdx)
           Text = U.Ref.Dim == 0 ? "kopt_tx" : "kopt_ty";
-        else if (Extents && Block && U.Ref.Var == BuiltinVar::BlockDim &&
-                 U.Ref.Dim < 2)
-          Text = U.Ref.Dim == 0 ? BX.c_str() : BY.c_str();
         if (Text)
           R.push_back({U.Begin, U.End - U.Begin, Text});
       }
       return R;
     };
     std::vector<Replacement> First =
-        Uniform(false, Target->first, Target->second, true);
+        Uniform(false, Target->first, Target->second);
     First.push_back({Target->first, Target->second - Target->first,
-                     "kopt_tile[(kopt_j * " + BY +
-                         " + threadIdx.y) * kopt_pitch + threadIdx.x]"});
+                     "kopt_tile[(kopt_j * blockDim.y + threadIdx.y) * "
+                     "kopt_pitch + threadIdx.x]"});
     std::vector<Replacement> Second =
-        Uniform(true, Value->first, Value->second, true);
+        Uniform(true, Value->first, Value->second);
     Second.push_back({Value->first, Value->second - Value->first,
                       "kopt_tile[kopt_row * kopt_pitch + kopt_tx]"});
     std::vector<Replacement> Plain = Uniform(false, 1, 0);
@@ -585,24 +562,22 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
            "memory, " +
            std::to_string(Rows) + " of the original blocks a block\n";
     Out += I1 + "__shared__ " + Type + " kopt_tile[" + Cap + "];\n";
-    Out += I1 + "const unsigned kopt_rows = " + R + " * " + BY + ";\n";
+    Out += I1 + "const unsigned kopt_rows = " + R + " * blockDim.y;\n";
     Out += I1 + "const unsigned kopt_pad = kopt_rows <= 32u && 32u % "
                 "kopt_rows == 0u ? 32u / kopt_rows : 1u;\n";
-    Out += I1 + "const unsigned kopt_pitch = " + BX + " + kopt_pad;\n";
-    Out += I1 + "if (" +
-           (Block ? "blockDim.x == " + BX + " && blockDim.y == " + BY + " && "
-                  : std::string()) +
-           "blockDim.z == 1u && kopt_rows * kopt_pitch <= " + Cap + ") {\n";
+    Out += I1 + "const unsigned kopt_pitch = blockDim.x + kopt_pad;\n";
+    Out += I1 + "if (blockDim.z == 1u && kopt_rows * kopt_pitch <= " + Cap +
+           ") {\n";
     Out += SubTiles(I2, splice(Code, Begin, End, First));
     Out += I2 + "__syncthreads();\n";
     Out += I2 + "for (unsigned kopt_j = 0; kopt_j < " + R + "; ++kopt_j) {\n";
-    Out += I3 + "const unsigned kopt_t = (kopt_j * " + BY +
-           " + threadIdx.y) * " + BX + " + threadIdx.x;\n";
+    Out += I3 + "const unsigned kopt_t = (kopt_j * blockDim.y + "
+                "threadIdx.y) * blockDim.x + threadIdx.x;\n";
     Out += I3 + "const unsigned kopt_row = kopt_t % kopt_rows;\n";
     Out += I3 + "const unsigned kopt_tx = kopt_t / kopt_rows;\n";
-    Out += I3 + "const unsigned kopt_ty = kopt_row % " + BY + ";\n";
+    Out += I3 + "const unsigned kopt_ty = kopt_row % blockDim.y;\n";
     Out += I3 + "const unsigned kopt_by = blockIdx.y * " + R +
-           " + kopt_row / " + BY + ";\n";
+           " + kopt_row / blockDim.y;\n";
     Out += I3 + "if (kopt_by < kopt_grid_y) {" +
            reindent(splice(Code, Begin, End, Second), I3) + I3 + "}\n";
     Out += I2 + "}\n";

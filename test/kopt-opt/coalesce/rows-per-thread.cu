@@ -25,38 +25,35 @@ __global__ void transpose(const float *in, float *out, int rows, int cols) {
   if (r < rows && c < cols)
     out[c * rows + r] = in[r * cols + c];
 }
-// The original stays as it was, after it the copy. Every launch uses one
-// constant 32 x 8 block, so the staged path is taken for that block only and
-// its extents are constants (the f64 permute of the GPU test launches two
-// block shapes: its copy keeps blockDim).
+// The original stays as it was, after it the copy.
 // CHECK-LABEL: void transpose(
 // CHECK-NEXT: int c = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK: void transpose_kopt_coalesced(const float *in, float *out, int rows, int cols, unsigned kopt_grid_y) {
 // CHECK-NEXT: // kopt coalesce: the store is staged through shared memory, 4 of the original blocks a block
 // CHECK-NEXT: __shared__ float kopt_tile[2048u];
-// CHECK-NEXT: const unsigned kopt_rows = 4u * 8u;
+// CHECK-NEXT: const unsigned kopt_rows = 4u * blockDim.y;
 // CHECK-NEXT: const unsigned kopt_pad = kopt_rows <= 32u && 32u % kopt_rows == 0u ? 32u / kopt_rows : 1u;
-// CHECK-NEXT: const unsigned kopt_pitch = 32u + kopt_pad;
-// CHECK-NEXT: if (blockDim.x == 32u && blockDim.y == 8u && blockDim.z == 1u && kopt_rows * kopt_pitch <= 2048u) {
+// CHECK-NEXT: const unsigned kopt_pitch = blockDim.x + kopt_pad;
+// CHECK-NEXT: if (blockDim.z == 1u && kopt_rows * kopt_pitch <= 2048u) {
 // CHECK-NEXT: for (unsigned kopt_j = 0; kopt_j < 4u; ++kopt_j) {
 // CHECK-NEXT: const unsigned kopt_by = blockIdx.y * 4u + kopt_j;
 // CHECK-NEXT: if (kopt_by < kopt_grid_y) {
-// CHECK-NEXT: int c = blockIdx.x * 32u + threadIdx.x;
-// CHECK-NEXT: int r = kopt_by * 8u + threadIdx.y;
+// CHECK-NEXT: int c = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-NEXT: int r = kopt_by * blockDim.y + threadIdx.y;
 // CHECK-NEXT: if (r < rows && c < cols)
-// CHECK-NEXT: kopt_tile[(kopt_j * 8u + threadIdx.y) * kopt_pitch + threadIdx.x] = in[r * cols + c];
+// CHECK-NEXT: kopt_tile[(kopt_j * blockDim.y + threadIdx.y) * kopt_pitch + threadIdx.x] = in[r * cols + c];
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: __syncthreads();
 // CHECK-NEXT: for (unsigned kopt_j = 0; kopt_j < 4u; ++kopt_j) {
-// CHECK-NEXT: const unsigned kopt_t = (kopt_j * 8u + threadIdx.y) * 32u + threadIdx.x;
+// CHECK-NEXT: const unsigned kopt_t = (kopt_j * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
 // CHECK-NEXT: const unsigned kopt_row = kopt_t % kopt_rows;
 // CHECK-NEXT: const unsigned kopt_tx = kopt_t / kopt_rows;
-// CHECK-NEXT: const unsigned kopt_ty = kopt_row % 8u;
-// CHECK-NEXT: const unsigned kopt_by = blockIdx.y * 4u + kopt_row / 8u;
+// CHECK-NEXT: const unsigned kopt_ty = kopt_row % blockDim.y;
+// CHECK-NEXT: const unsigned kopt_by = blockIdx.y * 4u + kopt_row / blockDim.y;
 // CHECK-NEXT: if (kopt_by < kopt_grid_y) {
-// CHECK-NEXT: int c = blockIdx.x * 32u + kopt_tx;
-// CHECK-NEXT: int r = kopt_by * 8u + kopt_ty;
+// CHECK-NEXT: int c = blockIdx.x * blockDim.x + kopt_tx;
+// CHECK-NEXT: int r = kopt_by * blockDim.y + kopt_ty;
 // CHECK-NEXT: if (r < rows && c < cols)
 // CHECK-NEXT: out[c * rows + r] = kopt_tile[kopt_row * kopt_pitch + kopt_tx];
 // CHECK-NEXT: }
