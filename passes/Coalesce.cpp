@@ -542,8 +542,7 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
     Second.push_back({Value->first, Value->second - Value->first,
                       "kopt_tile[kopt_row * kopt_pitch + kopt_tx]"});
     std::vector<Replacement> Plain = Uniform(false, 1, 0);
-    std::string Base = indentAt(
-        Code, SM.getFileOffset(SM.getExpansionLoc(Kernel->getBeginLoc())));
+    std::string Base = indentOf(Kernel->getBeginLoc(), Ctx);
     std::string I1 = Base + "  ", I2 = I1 + "  ", I3 = I2 + "  ";
     std::string Type = Elem.getAsString(Ctx.getPrintingPolicy());
     std::string Cap = std::to_string(TileCapacity) + "u";
@@ -616,11 +615,7 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
       return std::nullopt;
     std::string R = std::to_string(Rows) + "u";
     std::string Out = "{\n";
-    std::string Indent = indentAt(
-        HC.getSourceManager().getBufferData(
-            HC.getSourceManager().getMainFileID()),
-        HC.getSourceManager().getFileOffset(
-            HC.getSourceManager().getExpansionLoc(Call->getBeginLoc())));
+    std::string Indent = indentOf(Call->getBeginLoc(), HC);
     Out += Indent + "  // kopt coalesce: " + std::to_string(Rows) +
            " of the original blocks a block along y\n";
     Out += Indent + "  const dim3 kopt_grid(" + Conf[0] + ");\n";
@@ -653,27 +648,15 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
     std::vector<Replacement> Second = {
         {Value->first, Value->second - Value->first,
          "kopt_tile[kopt_ty * kopt_pitch + kopt_tx]"}};
-    bool InMacro = false;
-    forEachSubStmt(Body, [&](const Stmt *S) {
-      // The builtin itself, not the casts around it (both match).
-      const auto *E = dyn_cast<PseudoObjectExpr>(S);
-      std::optional<BuiltinRef> B = E ? matchBuiltin(E) : std::nullopt;
-      if (!B || B->Var != BuiltinVar::ThreadIdx)
-        return;
-      auto At = exprOffsets(E, Ctx);
-      if (!At) {
-        InMacro = true;
-        return;
-      }
-      if (At->first >= Value->first && At->second <= Value->second)
-        return;
-      Second.push_back({At->first, At->second - At->first,
-                        B->Dim == 0 ? "kopt_tx" : "kopt_ty"});
-    });
-    if (InMacro)
+    std::vector<BuiltinUse> Uses;
+    if (!builtinUses(Body, Ctx, Uses))
       return std::nullopt;
-    std::string Base = indentAt(
-        Code, SM.getFileOffset(SM.getExpansionLoc(Kernel->getBeginLoc())));
+    for (const BuiltinUse &U : Uses)
+      if (U.Ref.Var == BuiltinVar::ThreadIdx &&
+          !(U.Begin >= Value->first && U.End <= Value->second))
+        Second.push_back(
+            {U.Begin, U.End - U.Begin, U.Ref.Dim == 0 ? "kopt_tx" : "kopt_ty"});
+    std::string Base = indentOf(Kernel->getBeginLoc(), Ctx);
     std::string Indent = Base + "  ";
     std::string Type = Elem.getAsString(Ctx.getPrintingPolicy());
     std::string Cap = std::to_string(TileCapacity) + "u";

@@ -71,6 +71,12 @@ std::string indentAt(StringRef Code, unsigned Offset) {
   return Code.slice(LineStart, End).str();
 }
 
+std::string indentOf(SourceLocation Loc, const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  return indentAt(SM.getBufferData(SM.getMainFileID()),
+                  SM.getFileOffset(SM.getExpansionLoc(Loc)));
+}
+
 /// Adds Extra after every newline that starts a non-empty line.
 std::string reindent(StringRef Text, StringRef Extra) {
   std::string Out;

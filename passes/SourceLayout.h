@@ -36,6 +36,9 @@ exprOffsets(const clang::Expr *E, clang::ASTContext &Ctx);
 /// Leading whitespace of the line holding Offset.
 std::string indentAt(llvm::StringRef Code, unsigned Offset);
 
+/// Leading whitespace of the main-file line where \p Loc is expanded.
+std::string indentOf(clang::SourceLocation Loc, const clang::ASTContext &Ctx);
+
 /// Adds Extra after every newline that starts a non-empty line.
 std::string reindent(llvm::StringRef Text, llvm::StringRef Extra);
 

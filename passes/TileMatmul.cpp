@@ -9,7 +9,8 @@
 // and makes every launch choose it at run time:
 //
 //   if (kopt_matmul_tiles_fit(M, N, K, ..., A, B, C, ...))
-//     name_kopt_tiled<<<dim3(ceil(N / BN), ceil(M / BM)), threads, 0, s>>>(args);
+//     name_kopt_tiled<<<dim3(ceil(N / BN), ceil(M / BM)), threads, 0,
+//     s>>>(args);
 //   else
 //     name<<<grid, block, shmem, s>>>(args);   // as written
 //
@@ -97,9 +98,8 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
   }
 
   /// Why launch L may not choose the tiled kernel.
-  static std::optional<std::string> checkLaunch(const LaunchSite &L,
-                                                const MatmulNest &N,
-                                                ASTContext &HC) {
+  static std::optional<std::string>
+  checkLaunch(const LaunchSite &L, const MatmulNest &N, ASTContext &HC) {
     std::string At = "the launch at " + str(L.Loc);
     if (!L.Call || !L.CallerDecl)
       return At + " is not a <<<...>>> call kopt can read";
@@ -136,9 +136,9 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
           GOne ? AffineForm{{}, 1} : (G ? Forms.build(G) : std::nullopt);
       std::optional<AffineForm> BF =
           BOne ? AffineForm{{}, 1} : (B ? Forms.build(B) : std::nullopt);
-      std::optional<AffineForm> NF =
-          Index < L.Call->getNumArgs() ? Forms.build(L.Call->getArg(Index))
-                                       : std::nullopt;
+      std::optional<AffineForm> NF = Index < L.Call->getNumArgs()
+                                         ? Forms.build(L.Call->getArg(Index))
+                                         : std::nullopt;
       if (!GF || !BF || !NF || !coversCount(Forms, *GF, *BF, *NF))
         return "cannot prove that " + At + " covers every " + Name +
                " below '" + A->Bound->getName().str() +
@@ -294,8 +294,8 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
         !isRewritable(F->getBody()->getSourceRange(), Ctx) ||
         !isRewritable(Params, Ctx))
       return std::nullopt;
-    StringRef Code =
-        Ctx.getSourceManager().getBufferData(Ctx.getSourceManager().getMainFileID());
+    StringRef Code = Ctx.getSourceManager().getBufferData(
+        Ctx.getSourceManager().getMainFileID());
     P.Store = Code.slice(StoreAt->first, StoreAt->second).str();
     return P;
   }
@@ -318,9 +318,7 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
       return P ? Arg(P) : std::string("?");
     };
     auto Stride = [&](const Polynomial &X) { return "(" + X.str(Name) + ")"; };
-    auto Size = [&](const ParmVarDecl *P) {
-      return "sizeof(*" + Arg(P) + ")";
-    };
+    auto Size = [&](const ParmVarDecl *P) { return "sizeof(*" + Arg(P) + ")"; };
     std::string Original = sourceText(Call->getSourceRange(), HC);
     std::string Args;
     for (const Expr *A : Call->arguments()) {
@@ -329,20 +327,16 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
         return std::nullopt;
       Args += (Args.empty() ? "" : ", ") + Text;
     }
-    const Expr *Stream = Call->getConfig()->getNumArgs() > 3
-                             ? userWrittenLaunchArg(Call->getConfig()->getArg(3))
-                             : nullptr;
+    const Expr *Stream =
+        Call->getConfig()->getNumArgs() > 3
+            ? userWrittenLaunchArg(Call->getConfig()->getArg(3))
+            : nullptr;
     std::string StreamText =
         Stream ? sourceText(Stream->getSourceRange(), HC) : "0";
     if (Original.empty() || StreamText.empty())
       return std::nullopt;
-    std::string M = Arg(N.Row.Bound), NN = Arg(N.Col.Bound),
-                KK = Arg(N.Reduce);
-    std::string Indent = indentAt(
-        HC.getSourceManager().getBufferData(
-            HC.getSourceManager().getMainFileID()),
-        HC.getSourceManager().getFileOffset(
-            HC.getSourceManager().getExpansionLoc(Call->getBeginLoc())));
+    std::string M = Arg(N.Row.Bound), NN = Arg(N.Col.Bound), KK = Arg(N.Reduce);
+    std::string Indent = indentOf(Call->getBeginLoc(), HC);
     std::string Out;
     Out += std::string(MatmulFitsHelperName) + "(" + M + ", " + NN + ", " + KK +
            ", " + std::to_string(T.BM) + ", " + std::to_string(T.BN) + ",\n" +
@@ -356,12 +350,13 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
     std::string Callee = sourceText(Call->getCallee()->getSourceRange(), HC);
     if (Callee.empty())
       return std::nullopt;
-    return "if (" + Out + "\n" + Indent + "  " + Callee + "_kopt_tiled<<<dim3((unsigned)((" +
-           NN + " + " + std::to_string(T.BN - 1) + ") / " +
-           std::to_string(T.BN) + "), (unsigned)((" + M + " + " +
-           std::to_string(T.BM - 1) + ") / " + std::to_string(T.BM) + ")), " +
-           std::to_string(T.threads()) + ", 0, " + StreamText + ">>>(" + Args +
-           ");\n" + Indent + "else\n" + Indent + "  " + Original + ";";
+    return "if (" + Out + "\n" + Indent + "  " + Callee +
+           "_kopt_tiled<<<dim3((unsigned)((" + NN + " + " +
+           std::to_string(T.BN - 1) + ") / " + std::to_string(T.BN) +
+           "), (unsigned)((" + M + " + " + std::to_string(T.BM - 1) + ") / " +
+           std::to_string(T.BM) + ")), " + std::to_string(T.threads()) +
+           ", 0, " + StreamText + ">>>(" + Args + ");\n" + Indent + "else\n" +
+           Indent + "  " + Original + ";";
   }
 };
 

@@ -1,6 +1,9 @@
 //===- WorkerJob.cpp - What the parent asks an evaluation child -----------===//
 #include "kopt/Eval/WorkerJob.h"
 
+#include <cstdio>
+#include <fstream>
+
 namespace kopt::eval {
 
 nlohmann::json workerJobToJson(const WorkerJob &Job) {
@@ -59,6 +62,18 @@ WorkerJob workerJobFromJson(const nlohmann::json &J) {
   Job.Timing.Graph = T.at("graph");
   Job.Timing.Skip = T.at("skip");
   return Job;
+}
+
+std::optional<WorkerJob> readWorkerJob(const std::string &Path,
+                                       const char *Who) {
+  try {
+    std::ifstream In(Path);
+    return workerJobFromJson(nlohmann::json::parse(In));
+  } catch (const std::exception &E) {
+    std::fprintf(stderr, "kopt-bench %s: bad job %s: %s\n", Who, Path.c_str(),
+                 E.what());
+    return std::nullopt;
+  }
 }
 
 } // namespace kopt::eval

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace kopt::eval {
@@ -66,6 +67,12 @@ struct WorkerJob {
 
 nlohmann::json workerJobToJson(const WorkerJob &Job);
 WorkerJob workerJobFromJson(const nlohmann::json &J);
+
+/// The job in the file at \p Path (a child's first step); on a missing,
+/// unreadable or malformed file, says so on stderr as \p Who and returns
+/// nullopt (the child then exits 2).
+std::optional<WorkerJob> readWorkerJob(const std::string &Path,
+                                       const char *Who);
 
 /// Runs the job (in the child). Returns the process exit code.
 int runEvaluationWorker(const std::string &JobPath);

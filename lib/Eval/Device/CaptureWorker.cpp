@@ -324,15 +324,10 @@ void waitForStrayWork(CaptureReport &Report, int Fd, double Seconds) {
 } // namespace
 
 int runCaptureWorker(const std::string &JobPath) {
-  WorkerJob Job;
-  try {
-    std::ifstream In(JobPath);
-    Job = workerJobFromJson(nlohmann::json::parse(In));
-  } catch (const std::exception &E) {
-    std::fprintf(stderr, "kopt-bench capture: bad job %s: %s\n",
-                 JobPath.c_str(), E.what());
+  std::optional<WorkerJob> Read = readWorkerJob(JobPath, "capture");
+  if (!Read)
     return 2;
-  }
+  const WorkerJob &Job = *Read;
   CaptureReport Report;
   int OutFd = -1;
   try {

@@ -59,15 +59,10 @@ void profileEntry(const spec::Problem &P, const WorkerJob &Job,
 } // namespace
 
 int runEvaluationWorker(const std::string &JobPath) {
-  WorkerJob Job;
-  try {
-    std::ifstream In(JobPath);
-    Job = workerJobFromJson(nlohmann::json::parse(In));
-  } catch (const std::exception &E) {
-    std::fprintf(stderr, "kopt-bench worker: bad job %s: %s\n", JobPath.c_str(),
-                 E.what());
+  std::optional<WorkerJob> Read = readWorkerJob(JobPath, "worker");
+  if (!Read)
     return 2;
-  }
+  const WorkerJob &Job = *Read;
   // The parent trusts only a result that echoes its job's nonce.
   nlohmann::json Out = {{"status", "ok"},
                         {"nonce", Job.Nonce},

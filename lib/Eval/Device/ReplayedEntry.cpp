@@ -39,8 +39,7 @@ std::string hexAddress(std::uint64_t A) {
 } // namespace
 
 struct ReplayedEntry::Instance {
-  std::size_t Shape = 0;
-  std::vector<void *> Buffers; // this call's buffer pointers, by argument
+  std::vector<std::uint64_t> Key; // callKey of the calls it serves
   std::vector<DeviceMemory> Scratch;
   cudaGraphExec_t Exec = nullptr;
   ~Instance() {
@@ -96,7 +95,7 @@ std::unique_ptr<ReplayedEntry::Instance>
 ReplayedEntry::instantiate(const CapturedShape &S, void *const *Args,
                            cudaStream_t Stream) const {
   auto In = std::make_unique<Instance>();
-  In->Shape = S.Shape;
+  In->Key = callKey(P, Args);
   if (S.Shape >= P.Shapes.size())
     notReplayable("the capture names a shape the problem does not have");
   const spec::Shape &Shape = P.Shapes[S.Shape];
@@ -230,24 +229,18 @@ ReplayedEntry::instantiate(const CapturedShape &S, void *const *Args,
   }
   replayCall(cudaGraphInstantiate(&In->Exec, Graph, 0),
              "instantiating the captured graph");
-  for (std::size_t I = 0; I < P.Args.size(); ++I)
-    In->Buffers.push_back(
-        P.Args[I].isBuffer() ? *static_cast<void *const *>(Args[I]) : nullptr);
   return In;
 }
 
 void ReplayedEntry::call(void *const *Args, cudaStream_t Stream) const {
-  const CapturedShape &S = shapeFor(Args);
-  std::vector<void *> Buffers;
-  for (std::size_t I = 0; I < P.Args.size(); ++I)
-    Buffers.push_back(
-        P.Args[I].isBuffer() ? *static_cast<void *const *>(Args[I]) : nullptr);
+  // The scalars pick the captured shape, so the key names it too.
+  std::vector<std::uint64_t> Key = callKey(P, Args);
   Instance *Use = nullptr;
   for (const auto &In : Instances)
-    if (In->Shape == S.Shape && In->Buffers == Buffers)
+    if (In->Key == Key)
       Use = In.get();
   if (!Use) {
-    Instances.push_back(instantiate(S, Args, Stream));
+    Instances.push_back(instantiate(shapeFor(Args), Args, Stream));
     Use = Instances.back().get();
   }
   KOPT_CUDA(cudaGraphLaunch(Use->Exec, Stream));
