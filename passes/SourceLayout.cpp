@@ -4,6 +4,7 @@
 
 #include "kopt/Analysis/CudaAST.h"
 
+#include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -101,6 +102,30 @@ std::string splice(StringRef Code, unsigned Begin, unsigned End,
   }
   Out += Code.slice(Pos, End).str();
   return Out;
+}
+
+SourceLocation fileScopeBefore(const std::vector<const Decl *> &Users,
+                               const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation At;
+  for (const Decl *Top : Users) {
+    for (const DeclContext *DC = Top->getDeclContext();
+         DC && !isa<TranslationUnitDecl>(DC); DC = DC->getParent())
+      Top = cast<Decl>(DC);
+    // A function template (or an instantiation of one) starts at its
+    // `template <...>`.
+    if (const auto *F = dyn_cast<FunctionDecl>(Top)) {
+      if (const FunctionDecl *Pattern = F->getTemplateInstantiationPattern())
+        F = Pattern;
+      Top = F->getDescribedFunctionTemplate()
+                ? static_cast<const Decl *>(F->getDescribedFunctionTemplate())
+                : F;
+    }
+    SourceLocation Here = SM.getExpansionLoc(Top->getBeginLoc());
+    if (At.isInvalid() || SM.isBeforeInTranslationUnit(Here, At))
+      At = Here;
+  }
+  return At;
 }
 
 } // namespace kopt

@@ -4,7 +4,8 @@
 // Passes that rebuild a loop or a block as text (vectorize-loads,
 // register-cache, warp-reduce) need the same few things: where a statement
 // ends (through its ';'), the indentation of a line, copied code nested one
-// level deeper, and a slice of the file with some of its ranges replaced.
+// level deeper, a slice of the file with some of its ranges replaced, and
+// where a file-scope helper goes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #define KOPT_PASSES_SOURCELAYOUT_H
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -41,6 +43,14 @@ std::string indentOf(clang::SourceLocation Loc, const clang::ASTContext &Ctx);
 
 /// Adds Extra after every newline that starts a non-empty line.
 std::string reindent(llvm::StringRef Text, llvm::StringRef Extra);
+
+/// Where file-scope text (a helper function) goes so that every one of
+/// Users sees it: before the earliest top-level declaration holding one of
+/// them (the namespace, class or `extern "C"` block it is in); invalid when
+/// Users is empty.
+clang::SourceLocation
+fileScopeBefore(const std::vector<const clang::Decl *> &Users,
+                const clang::ASTContext &Ctx);
 
 /// Code[Begin, End) with the (offset, length, text) replacements applied.
 std::string

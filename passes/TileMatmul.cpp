@@ -204,17 +204,10 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
     // the kernel (before the namespace, class or `extern "C"` it is in).
     bool AddsHelper = false;
     if (!HelperAdded) {
-      const SourceManager &HSM = HC.getSourceManager();
-      SourceLocation At;
-      for (const LaunchSite *L : Launches) {
-        const Decl *Top = L->CallerDecl;
-        for (const DeclContext *DC = Top->getDeclContext();
-             DC && !isa<TranslationUnitDecl>(DC); DC = DC->getParent())
-          Top = cast<Decl>(DC);
-        SourceLocation Here = HSM.getExpansionLoc(Top->getBeginLoc());
-        if (At.isInvalid() || HSM.isBeforeInTranslationUnit(Here, At))
-          At = Here;
-      }
+      std::vector<const Decl *> Callers;
+      for (const LaunchSite *L : Launches)
+        Callers.push_back(L->CallerDecl);
+      SourceLocation At = fileScopeBefore(Callers, HC);
       if (Error E = Edits.insertBefore(At, matmulFitsHelper(), HC))
         return Missed(toString(std::move(E)));
       AddsHelper = true;
