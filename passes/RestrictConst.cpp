@@ -14,19 +14,30 @@
 //   __restrict__: at every launch, each pointer argument is a distinct local
 //   variable of the launching function whose only assignment is a
 //   cudaMalloc-family call: distinct allocations cannot overlap. Pointers
-//   that arrive from a caller (a launcher's parameters) prove nothing.
+//   that arrive from a caller (a launcher's parameters) prove nothing here.
+//
+// Versioning (version=true): where the launches prove nothing, the kernel
+// gets a __restrict__ copy that each launch runs only when the driver says
+// its pointers lie in distinct allocations, checked at run time
+// (RestrictVersion.h). Each launch must be a statement whose pointer
+// arguments have no side effects (they are evaluated twice); template
+// kernels are not copied.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Options.h"
+#include "RestrictVersion.h"
+#include "SourceLayout.h"
 #include "kopt/Pass/Pass.h"
 
 #include "clang/AST/ParentMap.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/TypeLoc.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <map>
 #include <set>
 
 using namespace clang;
@@ -84,6 +95,17 @@ bool isOwnAllocation(const VarDecl *V, const Stmt *Body) {
 }
 
 class RestrictConstPass : public KernelPass<RestrictConstOptions> {
+  /// The run-time check is in the file (from an earlier run, or added for
+  /// an earlier kernel of this one).
+  bool HelperAdded = false;
+  void beginFile(PassContext &Ctx) override {
+    HelperAdded = false;
+    for (const Decl *D : Ctx.hostContext().getTranslationUnitDecl()->decls())
+      if (const auto *T = dyn_cast<FunctionTemplateDecl>(D);
+          T && T->getName() == DistinctAllocationsHelperName)
+        HelperAdded = true;
+  }
+
   void runOnKernel(KernelContext &KC) override {
     PassContext &Ctx = KC.pass();
     const KernelInfo &K = KC.kernel();
@@ -108,23 +130,26 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
                      "function pointer's type would no longer match");
       return;
     }
+    std::vector<const ParmVarDecl *> Consted;
     if (options().Const)
       for (const ParamInfo *P : Pointers)
-        addConst(Ctx, K, *P, AC);
+        if (addConst(Ctx, K, *P, AC))
+          Consted.push_back(P->Decl);
     if (options().Restrict)
-      addRestrict(Ctx, K, Pointers, AC);
+      addRestrict(Ctx, K, Pointers, Consted, AC);
   }
 
-  void addConst(PassContext &Ctx, const KernelInfo &K, const ParamInfo &P,
+  /// True when const was added to P.
+  bool addConst(PassContext &Ctx, const KernelInfo &K, const ParamInfo &P,
                 ASTContext &AC) {
     if (P.PointeeConst)
-      return;
+      return false;
     LineCol Loc = lineCol(P.Decl->getLocation(), AC);
     size_t Reads = 0;
     for (const AccessInfo &A : K.Accesses)
       if (A.BaseDecl == P.Decl) {
         if (A.K != AccessInfo::Load)
-          return; // written: nothing to say
+          return false; // written: nothing to say
         ++Reads;
       }
     if (countReferences(K.Decl->getBody(), P.Decl) != Reads) {
@@ -132,7 +157,7 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
                  "'" + P.Name +
                      "' is used other than by reads 'p[i]': kopt cannot "
                      "prove the kernel never writes through it");
-      return;
+      return false;
     }
     PointerTypeLoc PTL = P.Decl->getTypeSourceInfo()
                              ->getTypeLoc()
@@ -143,19 +168,42 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
                  "'" + P.Name +
                      "' is not spelled as 'T *' (a typedef or a pointer to "
                      "pointer): const not added");
-      return;
+      return false;
     }
     if (Error E = Ctx.edits().insertBefore(PTL.getPointeeLoc().getBeginLoc(),
                                            "const ", AC)) {
       Ctx.missed(K.Name, Loc, "const not added: " + toString(std::move(E)));
-      return;
+      return false;
     }
     Ctx.applied(K.Name, Loc,
                 "added const to '" + P.Name + "': the kernel only reads it");
+    return true;
+  }
+
+  /// Why launch L does not prove the pointers distinct; empty if it does.
+  static std::string whyMayOverlap(const LaunchSite &L,
+                                   const std::vector<const ParamInfo *> &Ptrs,
+                                   ASTContext &HC) {
+    std::set<const VarDecl *> Seen;
+    const Stmt *Body = L.CallerDecl ? L.CallerDecl->getBody() : nullptr;
+    for (const ParamInfo *P : Ptrs) {
+      unsigned Index = P->Decl->getFunctionScopeIndex();
+      if (Index >= L.Call->getNumArgs())
+        return "the launch at " + str(L.Loc) + " has too few arguments";
+      const VarDecl *V = referencedVar(L.Call->getArg(Index));
+      if (!isOwnAllocation(V, Body) || !Seen.insert(V).second)
+        return "the launch at " + str(L.Loc) + " passes '" +
+               sourceText(L.Call->getArg(Index)->getSourceRange(), HC) +
+               "' for '" + P->Name +
+               "', which is not a distinct buffer cudaMalloc'd there, so the "
+               "buffers may overlap";
+    }
+    return "";
   }
 
   void addRestrict(PassContext &Ctx, const KernelInfo &K,
                    const std::vector<const ParamInfo *> &Pointers,
+                   const std::vector<const ParmVarDecl *> &Consted,
                    ASTContext &AC) {
     if (Pointers.size() < 2 ||
         all_of(Pointers, [](const ParamInfo *P) { return P->Restrict; }))
@@ -167,27 +215,14 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
                      "' in this file shows its buffers");
       return;
     }
-    for (const LaunchSite *L : Launches) {
-      std::set<const VarDecl *> Seen;
-      const Stmt *Body = L->CallerDecl ? L->CallerDecl->getBody() : nullptr;
-      for (const ParamInfo *P : Pointers) {
-        unsigned Index = P->Decl->getFunctionScopeIndex();
-        if (Index >= L->Call->getNumArgs())
-          return;
-        const VarDecl *V = referencedVar(L->Call->getArg(Index));
-        if (!isOwnAllocation(V, Body) || !Seen.insert(V).second) {
-          Ctx.missed(K.Name, K.Loc,
-                     "__restrict__ not added: the launch at " + str(L->Loc) +
-                         " passes '" +
-                         sourceText(L->Call->getArg(Index)->getSourceRange(),
-                                    Ctx.hostContext()) +
-                         "' for '" + P->Name +
-                         "', which is not a distinct buffer cudaMalloc'd "
-                         "there, so the buffers may overlap");
-          return;
-        }
+    for (const LaunchSite *L : Launches)
+      if (std::string Why = whyMayOverlap(*L, Pointers, Ctx.hostContext());
+          !Why.empty()) {
+        if (options().Version)
+          return version(Ctx, K, Pointers, Consted, Launches, Why);
+        Ctx.missed(K.Name, K.Loc, "__restrict__ not added: " + Why);
+        return;
       }
-    }
     std::vector<std::string> Names;
     for (const ParamInfo *P : Pointers) {
       if (P->Restrict)
@@ -209,6 +244,124 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
     Ctx.applied(K.Name, K.Loc,
                 "added __restrict__ to '" + join(Names, "', '") +
                     "': every launch passes distinct cudaMalloc'd buffers");
+  }
+
+  /// Why launch L cannot choose between the copy and the original.
+  static std::string whyNotVersioned(const LaunchSite &L,
+                                     const std::vector<const ParamInfo *> &Ptrs,
+                                     ASTContext &HC) {
+    std::string At = "the launch at " + str(L.Loc);
+    if (!L.Call || !L.CallerDecl)
+      return At + " is not a <<<...>>> call kopt can read";
+    DynTypedNodeList Parents = HC.getParents(*L.Call);
+    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (!Parent || isa<Expr>(Parent))
+      return At + " is part of a larger expression";
+    std::map<const VarDecl *, const ParamInfo *> Passed;
+    for (const ParamInfo *P : Ptrs) {
+      unsigned Index = P->Decl->getFunctionScopeIndex();
+      if (Index >= L.Call->getNumArgs())
+        return At + " has too few arguments";
+      const Expr *Arg = L.Call->getArg(Index);
+      std::string Text = "'" + sourceText(Arg->getSourceRange(), HC) + "'";
+      if (hasSideEffects(Arg, HC))
+        return At + " passes " + Text + " for '" + P->Name +
+               "', which has side effects (it would be evaluated twice)";
+      // The check would always fail there: the copy would never run.
+      if (const VarDecl *V = referencedVar(Arg)) {
+        auto [It, New] = Passed.emplace(V, P);
+        if (!New)
+          return At + " passes " + Text + " for both '" + It->second->Name +
+                 "' and '" + P->Name + "'";
+      }
+    }
+    return "";
+  }
+
+  /// Adds the __restrict__ copy and makes every launch choose it at run
+  /// time (see the file comment); Why says why the launches prove nothing.
+  void version(PassContext &Ctx, const KernelInfo &K,
+               const std::vector<const ParamInfo *> &Pointers,
+               const std::vector<const ParmVarDecl *> &Consted,
+               const std::vector<const LaunchSite *> &Launches,
+               const std::string &Why) {
+    ASTContext &AC = Ctx.deviceContext();
+    ASTContext &HC = Ctx.hostContext();
+    std::string Copy = K.Name + RestrictCopySuffix;
+    auto Missed = [&](const Twine &Reason) {
+      Ctx.missed(K.Name, K.Loc,
+                 "__restrict__ not added: " + Why + "; no run-time version: " +
+                     Reason);
+    };
+    if (K.IsTemplate)
+      return Missed("template kernels are not copied yet");
+    if (StringRef(K.Name).contains("_kopt_") || Ctx.info().kernel(Copy))
+      return Missed("'" + Copy + "' exists already");
+    std::vector<const ParmVarDecl *> Restrict;
+    for (const ParamInfo *P : Pointers) {
+      if (P->Decl->getName().empty() || P->Decl->getLocation().isMacroID())
+        return Missed("a pointer parameter has no name or is written in a "
+                      "macro");
+      if (!P->Restrict)
+        Restrict.push_back(P->Decl);
+    }
+    for (const LaunchSite *L : Launches)
+      if (std::string No = whyNotVersioned(*L, Pointers, HC); !No.empty())
+        return Missed(No);
+    std::optional<std::string> Text =
+        restrictCopy(K.Decl, Restrict, Consted, AC, Ctx.source().Code);
+    if (!Text)
+      return Missed("the kernel is written in a macro");
+    EditSet Edits(Ctx.source().Path);
+    SourceLocation End =
+        AC.getSourceManager().getExpansionLoc(K.Decl->getBody()->getEndLoc());
+    if (Error E = Edits.insertAfterToken(End, "\n\n" + *Text, AC))
+      return Missed(toString(std::move(E)));
+    bool AddsHelper = false;
+    for (const LaunchSite *L : Launches) {
+      std::vector<unsigned> Checked;
+      for (const ParamInfo *P : Pointers) {
+        unsigned Index = P->Decl->getFunctionScopeIndex();
+        if (!L->Call->getArg(Index)->IgnoreParenImpCasts()->isNullPointerConstant(
+                HC, Expr::NPC_ValueDependentIsNotNull))
+          Checked.push_back(Index);
+      }
+      AddsHelper |= Checked.size() >= 2;
+      std::optional<std::string> Launch = versionedLaunch(L->Call, Checked, HC);
+      auto Off = stmtOffsets(L->Call, HC);
+      if (!Launch || !Off)
+        return Missed("the launch at " + str(L->Loc) +
+                      " is written in a macro");
+      DynTypedNodeList Parents = HC.getParents(*L->Call);
+      if (!isa<CompoundStmt>(Parents[0].get<Stmt>()) &&
+          StringRef(*Launch).starts_with("if"))
+        *Launch = "{\n" + indentOf(L->Call->getBeginLoc(), HC) + "  " +
+                  reindent(*Launch, "  ") + "\n" +
+                  indentOf(L->Call->getBeginLoc(), HC) + "}";
+      if (Error E =
+              Edits.replaceChars(Off->first, Off->second - Off->first, *Launch))
+        return Missed(toString(std::move(E)));
+    }
+    if (AddsHelper && !HelperAdded) {
+      std::vector<const Decl *> Callers;
+      for (const LaunchSite *L : Launches)
+        Callers.push_back(L->CallerDecl);
+      if (Error E = Edits.insertBefore(fileScopeBefore(Callers, HC),
+                                       distinctAllocationsHelper(), HC))
+        return Missed(toString(std::move(E)));
+    }
+    if (Error E = Ctx.edits().merge(Edits))
+      return Missed(toString(std::move(E)));
+    HelperAdded = HelperAdded || AddsHelper;
+    std::vector<std::string> Names;
+    for (const ParmVarDecl *P : Restrict)
+      Names.push_back(P->getName().str());
+    Ctx.applied(K.Name, K.Loc,
+                "added __restrict__ to '" + join(Names, "', '") + "' in a copy '" +
+                    Copy + "' that " + Twine(Launches.size()) + " launch" +
+                    (Launches.size() > 1 ? "es run" : " runs") +
+                    " when the driver says the pointers lie in distinct "
+                    "allocations, the original otherwise (" + Why + ")");
   }
 };
 

@@ -116,6 +116,22 @@ bool loadsCode(const std::string &Word) {
          startsWith(Word, "nvJitLink");
 }
 
+/// A driver entry-point lookup whose first argument is a string literal
+/// naming a query that only reads what the driver knows of a pointer
+/// (restrict-const's run-time check looks up cuMemGetAddressRange).
+bool looksUpPointerQuery(const std::vector<Token> &Tokens, std::size_t I) {
+  static const std::set<std::string> Lookups = {
+      "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion",
+      "cuGetProcAddress", "cuGetProcAddress_v2"};
+  static const std::set<std::string> Queries = {
+      "cuMemGetAddressRange", "cuPointerGetAttribute",
+      "cuPointerGetAttributes"};
+  return Lookups.count(Tokens[I].Text) && I + 3 < Tokens.size() &&
+         Tokens[I + 1].isPunct("(") &&
+         Tokens[I + 2].TokKind == Token::Kind::String &&
+         Queries.count(Tokens[I + 2].Text) && Tokens[I + 3].isPunct(",");
+}
+
 bool isStdThread(const std::vector<Token> &Tokens, std::size_t I) {
   const std::string &W = Tokens[I].Text;
   return (W == "thread" || W == "jthread" || W == "async") && I >= 2 &&
@@ -177,7 +193,7 @@ std::optional<RuleViolation> checkHostApiToken(const std::vector<Token> &Tokens,
   if (processCalls().count(W))
     return RuleViolation{"process-control",
                          "acts outside its own thread ('" + W + "')", T.Line};
-  if (loadsCode(W))
+  if (loadsCode(W) && !looksUpPointerQuery(Tokens, I))
     return RuleViolation{"vendor-library",
                          "loads or compiles code at run time ('" + W + "')",
                          T.Line};

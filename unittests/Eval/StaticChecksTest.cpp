@@ -87,6 +87,20 @@ TEST(StaticChecks, HostApis) {
             Rules{"vendor-library"});
   EXPECT_EQ(rules("void f() { nvrtcCompileProgram(p, 0, 0); }"),
             Rules{"vendor-library"});
+  // A driver entry point is any driver call: only pointer queries named by
+  // a literal may be looked up.
+  EXPECT_EQ(rules("void f() { cudaGetDriverEntryPointByVersion(name, &p, "
+                  "12000, 0, &q); }"),
+            Rules{"vendor-library"});
+  EXPECT_EQ(rules("void f() { cuGetProcAddress(\"cuCtxSetLimit\", &p, "
+                  "12000, 0, &q); }"),
+            Rules{"vendor-library"});
+  EXPECT_EQ(rules("void f() { cudaGetDriverEntryPoint(\"cuMemGetAddress\" "
+                  "\"Range\", &p, 0, &q); }"),
+            Rules{"vendor-library"});
+  EXPECT_EQ(rules("void f() { cudaGetDriverEntryPointByVersion("
+                  "\"cuMemGetAddressRange\", &p, 12000, 0, &q); }"),
+            Rules{});
   // Names that are not calls of those APIs, members, comments and strings.
   EXPECT_EQ(rules("struct S { int fork; };\nvoid f(S s) { s.fork = 1; "
                   "kernel<<<1, 1>>>(s.fork); }\n// fork()\n"

@@ -6,6 +6,7 @@
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
 // RUN: kopt-opt %s -passes='restrict-const{restrict=false}' | %strip_checks | FileCheck %s --check-prefix=NORESTRICT
 // RUN: kopt-opt %s -passes='restrict-const{const=false}' | %strip_checks | FileCheck %s --check-prefix=NOCONST
+// RUN: kopt-opt %s -passes='restrict-const{version=false}' -Rpass-missed=restrict-const -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOVERSION
 // RUN: kopt-opt %s -passes=restrict-const,vectorize-loads -Rpass=vectorize-loads -o /dev/null 2>&1 | FileCheck %s --check-prefix=THEN
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
@@ -21,9 +22,11 @@ __global__ void scale(float *x, float *y, int n) {
     y[i] = 2.0f * x[i];
 }
 
-// Buffers from the launcher's caller prove nothing.
+// Buffers from the launcher's caller prove nothing here: with version=false
+// no __restrict__ (the run-time version is tested in version.cu).
 // REMARK-DAG: remark: added const to 'a': the kernel only reads it
-// REMARK-DAG: remark: __restrict__ not added: the launch at {{[0-9]+}}:3 passes 'a' for 'a', which is not a distinct buffer cudaMalloc'd there, so the buffers may overlap
+// REMARK-DAG: remark: added __restrict__ to 'a', 'b' in a copy 'from_caller_kopt_restrict'
+// NOVERSION: remark: __restrict__ not added: the launch at {{[0-9]+}}:3 passes 'a' for 'a', which is not a distinct buffer cudaMalloc'd there, so the buffers may overlap [-Rpass-missed=restrict-const]
 // CHECK: __global__ void from_caller(const float *a, float *b, int n) {
 __global__ void from_caller(float *a, float *b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -31,8 +34,11 @@ __global__ void from_caller(float *a, float *b, int n) {
     b[i] = a[i];
 }
 
-// The same buffer twice may overlap with itself.
-// REMARK-DAG: remark: __restrict__ not added: the launch at {{[0-9]+}}:3 passes 'buf' for 'q', which is not a distinct buffer cudaMalloc'd there, so the buffers may overlap
+// The same buffer twice may overlap with itself (and a run-time check
+// would always choose the original).
+// REMARK-DAG: remark: __restrict__ not added: the launch at {{[0-9]+}}:3 passes 'buf' for 'q', which is not a distinct buffer cudaMalloc'd there, so the buffers may overlap; no run-time version: the launch at {{[0-9]+}}:3 passes 'buf' for both 'p' and 'q'
+// CHECK: __global__ void twice(const float *p, float *q)
+// CHECK-NOT: twice_kopt_restrict
 __global__ void twice(float *p, float *q) { q[threadIdx.x] += p[threadIdx.x]; }
 
 // A use other than p[i] reads: no const. The buffers are distinct

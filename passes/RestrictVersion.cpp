@@ -1,0 +1,141 @@
+//===- RestrictVersion.cpp - Text of restrict-const's run-time versioning -===//
+
+#include "RestrictVersion.h"
+#include "SourceLayout.h"
+
+#include "kopt/Analysis/CudaAST.h"
+
+#include "clang/AST/TypeLoc.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace kopt {
+
+const char *const DistinctAllocationsHelperName = "kopt_distinct_allocations";
+const char *const RestrictCopySuffix = "_kopt_restrict";
+
+std::string distinctAllocationsHelper() {
+  // Every name is kopt_-prefixed: the file's own macros must not reach in.
+  return std::string(
+             "#include <cuda.h>\n"
+             "// kopt restrict-const: true when every non-null pointer lies "
+             "in a device allocation\n// of its own (distinct allocations "
+             "never overlap); false when the driver cannot say.\n"
+             "template <typename... kopt_T>\n"
+             "static inline bool ") +
+         DistinctAllocationsHelperName +
+         "(const kopt_T *...kopt_p) {\n"
+         "  typedef CUresult (*kopt_range_fn)(CUdeviceptr *, size_t *, "
+         "CUdeviceptr);\n"
+         "  static const kopt_range_fn kopt_range = []() -> kopt_range_fn {\n"
+         "    void *kopt_f = nullptr;\n"
+         "    cudaDriverEntryPointQueryResult kopt_q =\n"
+         "        cudaDriverEntryPointSymbolNotFound;\n"
+         "#if CUDART_VERSION >= 12050\n"
+         "    cudaError_t kopt_e = cudaGetDriverEntryPointByVersion(\n"
+         "        \"cuMemGetAddressRange\", &kopt_f, 12000, "
+         "cudaEnableDefault, &kopt_q);\n"
+         "#elif CUDART_VERSION >= 12000\n"
+         "    cudaError_t kopt_e = cudaGetDriverEntryPoint(\n"
+         "        \"cuMemGetAddressRange\", &kopt_f, cudaEnableDefault, "
+         "&kopt_q);\n"
+         "#else\n"
+         "    cudaError_t kopt_e = cudaErrorNotSupported;\n"
+         "#endif\n"
+         "    return kopt_e == cudaSuccess && kopt_q == "
+         "cudaDriverEntryPointSuccess\n"
+         "               ? (kopt_range_fn)kopt_f\n"
+         "               : nullptr;\n"
+         "  }();\n"
+         "  if (!kopt_range)\n"
+         "    return false;\n"
+         "  const void *const kopt_ptrs[] = {kopt_p...};\n"
+         "  CUdeviceptr kopt_bases[sizeof...(kopt_p)];\n"
+         "  unsigned kopt_n = 0;\n"
+         "  for (const void *kopt_x : kopt_ptrs) {\n"
+         "    if (!kopt_x)\n"
+         "      continue;\n"
+         "    CUdeviceptr kopt_base = 0;\n"
+         "    size_t kopt_size = 0;\n"
+         "    if (kopt_range(&kopt_base, &kopt_size, (CUdeviceptr)kopt_x) != "
+         "CUDA_SUCCESS)\n"
+         "      return false;\n"
+         "    for (unsigned kopt_i = 0; kopt_i < kopt_n; ++kopt_i)\n"
+         "      if (kopt_bases[kopt_i] == kopt_base)\n"
+         "        return false;\n"
+         "    kopt_bases[kopt_n++] = kopt_base;\n"
+         "  }\n"
+         "  return true;\n"
+         "}\n\n";
+}
+
+std::optional<std::string>
+restrictCopy(const FunctionDecl *Kernel, ArrayRef<const ParmVarDecl *> Restrict,
+             ArrayRef<const ParmVarDecl *> Const, ASTContext &Ctx,
+             StringRef Code) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Kernel->getBody());
+  if (!Body ||
+      !isRewritable(SourceRange(Kernel->getLocation(), Body->getRBracLoc()),
+                    Ctx))
+    return std::nullopt;
+  unsigned Begin = SM.getFileOffset(SM.getExpansionLoc(Kernel->getBeginLoc()));
+  unsigned End = SM.getFileOffset(Body->getRBracLoc()) + 1;
+  unsigned NameEnd =
+      SM.getFileOffset(Kernel->getLocation()) + Kernel->getName().size();
+  if (!(Begin < NameEnd && NameEnd < End))
+    return std::nullopt;
+  std::vector<std::tuple<unsigned, unsigned, std::string>> Edits = {
+      {NameEnd, 0, RestrictCopySuffix}};
+  for (const ParmVarDecl *P : Restrict)
+    Edits.emplace_back(SM.getFileOffset(P->getLocation()), 0, "__restrict__ ");
+  for (const ParmVarDecl *P : Const) {
+    PointerTypeLoc PTL = P->getTypeSourceInfo()
+                             ->getTypeLoc()
+                             .getUnqualifiedLoc()
+                             .getAs<PointerTypeLoc>();
+    if (!PTL)
+      return std::nullopt;
+    Edits.emplace_back(SM.getFileOffset(PTL.getPointeeLoc().getBeginLoc()), 0,
+                       "const ");
+  }
+  for (const auto &[Offset, Length, Text] : Edits)
+    if (Offset < Begin || Offset > End)
+      return std::nullopt;
+  llvm::stable_sort(Edits, [](const auto &A, const auto &B) {
+    return std::get<0>(A) < std::get<0>(B);
+  });
+  return splice(Code, Begin, End, std::move(Edits));
+}
+
+std::optional<std::string> versionedLaunch(const CUDAKernelCallExpr *Call,
+                                           ArrayRef<unsigned> Checked,
+                                           ASTContext &HC) {
+  auto Launch = exprOffsets(Call, HC);
+  auto Callee = exprOffsets(Call->getCallee(), HC);
+  if (!Launch || !Callee || !isRewritable(Call->getSourceRange(), HC))
+    return std::nullopt;
+  StringRef Code =
+      HC.getSourceManager().getBufferData(HC.getSourceManager().getMainFileID());
+  std::string Original = Code.slice(Launch->first, Launch->second).str();
+  std::string Copy = splice(Code, Launch->first, Launch->second,
+                            {{Callee->second, 0, RestrictCopySuffix}});
+  if (Checked.size() < 2)
+    return Copy + ";";
+  std::string Args;
+  for (unsigned I : Checked) {
+    std::string Text = sourceText(Call->getArg(I)->getSourceRange(), HC);
+    if (Text.empty())
+      return std::nullopt;
+    Args += (Args.empty() ? "(" : ", (") + oneLine(Text) + ")";
+  }
+  std::string Indent = indentOf(Call->getBeginLoc(), HC);
+  return "if (" + std::string(DistinctAllocationsHelperName) + "(" + Args +
+         "))\n" + Indent + "  " + reindent(Copy, "  ") + ";\n" + Indent +
+         "else\n" + Indent + "  " + reindent(Original, "  ") + ";";
+}
+
+} // namespace kopt

@@ -1,0 +1,61 @@
+//===- RestrictVersion.h - Text of restrict-const's run-time versioning -*- C++ -*-===//
+//
+// Where no launch proves a kernel's buffers distinct, restrict-const adds a
+// copy of the kernel with every pointer __restrict__ and makes each launch
+// choose between the copy and the original at run time:
+//
+//   if (kopt_distinct_allocations(a, b, c))
+//     k_kopt_restrict<<<grid, block, shmem, s>>>(a, b, c, n);
+//   else
+//     k<<<grid, block, shmem, s>>>(a, b, c, n);   // as written
+//
+// kopt_distinct_allocations asks the driver (cuMemGetAddressRange) for the
+// allocation each non-null pointer lies in and is true only when no two lie
+// in the same one: distinct allocations never overlap, so nothing the copy
+// reads or writes through one pointer is reached through another. It is
+// false when the driver cannot say (a host pointer, no context, a driver
+// without the entry point): the original runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_PASSES_RESTRICTVERSION_H
+#define KOPT_PASSES_RESTRICTVERSION_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace kopt {
+
+extern const char *const DistinctAllocationsHelperName;
+/// Suffix of the __restrict__ copy's name.
+extern const char *const RestrictCopySuffix;
+
+/// The run-time check, as file-scope text (with the include it needs).
+std::string distinctAllocationsHelper();
+
+/// Kernel's definition renamed with RestrictCopySuffix, with `__restrict__`
+/// before each parameter of Restrict and `const` before the pointee of each
+/// of Const; none when part of it is written in a macro.
+std::optional<std::string>
+restrictCopy(const clang::FunctionDecl *Kernel,
+             llvm::ArrayRef<const clang::ParmVarDecl *> Restrict,
+             llvm::ArrayRef<const clang::ParmVarDecl *> Const,
+             clang::ASTContext &Ctx, llvm::StringRef Code);
+
+/// The statement replacing launch Call: the copy when the arguments at
+/// Checked (argument indices, side-effect free) lie in distinct
+/// allocations, the original launch otherwise; the copy alone when fewer
+/// than two are checked. None when the launch is written in a macro.
+std::optional<std::string>
+versionedLaunch(const clang::CUDAKernelCallExpr *Call,
+                llvm::ArrayRef<unsigned> Checked, clang::ASTContext &HC);
+
+} // namespace kopt
+
+#endif // KOPT_PASSES_RESTRICTVERSION_H

@@ -1,0 +1,81 @@
+// restrict-const's run-time version on the GPU. The kernel's launcher takes
+// its pointers from the caller, so kopt-opt adds `shift_kopt_restrict` and a
+// check at the launch. Built after the rewrite with -DKOPT_REWRITTEN, main
+// also asks the check directly what it says of distinct, shared, null, host
+// and managed memory. Either way the results must be the CPU's, both for
+// distinct buffers and for an in-place launch (in == out), where only the
+// original may run. Exit 0 when everything holds.
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+#define CHECK(x)                                                               \
+  do {                                                                         \
+    cudaError_t e = (x);                                                       \
+    if (e != cudaSuccess) {                                                    \
+      std::printf("%s: %s\n", #x, cudaGetErrorString(e));                      \
+      std::exit(2);                                                            \
+    }                                                                          \
+  } while (0)
+
+__global__ void shift(const float *in, float *out, float bias, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = in[i] * 0.5f + bias;
+}
+
+void shift_forward(const float *in, float *out, float bias, int n) {
+  shift<<<(n + 255) / 256, 256>>>(in, out, bias, n);
+}
+
+static int failures = 0;
+
+static void expect(bool ok, const char *what) {
+  std::printf("%s: %s\n", ok ? "ok" : "FAILED", what);
+  failures += !ok;
+}
+
+int main() {
+  const int n = 1 << 20;
+  float *host = (float *)std::malloc(n * sizeof(float));
+  float *got = (float *)std::malloc(n * sizeof(float));
+  for (int i = 0; i < n; ++i)
+    host[i] = (float)(i % 977) - 300.0f;
+  float *in, *out;
+  CHECK(cudaMalloc(&in, n * sizeof(float)));
+  CHECK(cudaMalloc(&out, n * sizeof(float)));
+  CHECK(cudaMemcpy(in, host, n * sizeof(float), cudaMemcpyHostToDevice));
+
+  shift_forward(in, out, 1.0f, n);
+  CHECK(cudaMemcpy(got, out, n * sizeof(float), cudaMemcpyDeviceToHost));
+  bool same = true;
+  for (int i = 0; i < n; ++i)
+    same = same && got[i] == host[i] * 0.5f + 1.0f;
+  expect(same, "distinct buffers: the CPU's results");
+
+  shift_forward(in, in, 2.0f, n); // in place
+  CHECK(cudaMemcpy(got, in, n * sizeof(float), cudaMemcpyDeviceToHost));
+  same = true;
+  for (int i = 0; i < n; ++i)
+    same = same && got[i] == host[i] * 0.5f + 2.0f;
+  expect(same, "in place: the CPU's results");
+
+#ifdef KOPT_REWRITTEN
+  expect(kopt_distinct_allocations(in, out), "two cudaMalloc'd buffers are distinct");
+  expect(!kopt_distinct_allocations(in, in + 1), "two pointers into one buffer are not");
+  expect(!kopt_distinct_allocations(out + n / 2, out), "nor the other way round");
+  expect(kopt_distinct_allocations(in, (float *)nullptr, out), "a null pointer is skipped");
+  expect(!kopt_distinct_allocations(host, out), "a host pointer: the driver cannot say");
+  float *m1, *m2;
+  CHECK(cudaMallocManaged(&m1, 4096));
+  CHECK(cudaMallocManaged(&m2, 4096));
+  expect(kopt_distinct_allocations(m1, m2), "two managed buffers are distinct");
+  expect(!kopt_distinct_allocations(m1, m1 + 100), "one managed buffer is not");
+  CHECK(cudaFree(m1));
+  CHECK(cudaFree(m2));
+#endif
+  CHECK(cudaFree(in));
+  CHECK(cudaFree(out));
+  std::printf("%d failed\n", failures);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,104 @@
+// restrict-const versioning: where the launches do not show distinct
+// cudaMalloc'd buffers (pointers from the launcher's caller), the kernel
+// gets a __restrict__ copy that each launch runs when a run-time check finds
+// its pointers in distinct allocations. The check is added once a file,
+// before the first function that needs it; a second run changes nothing.
+// RUN: kopt-opt %s -passes=restrict-const -Rpass=restrict-const -Rpass-missed=restrict-const -o %t.cu 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: %strip_checks %t.cu | FileCheck %s
+// RUN: %strip_checks %t.cu | grep -c 'static inline bool kopt_distinct_allocations' | FileCheck %s --check-prefix=ONCE
+// RUN: kopt-opt %t.cu -passes=restrict-const -o %t.again.cu
+// RUN: diff %t.cu %t.again.cu
+// RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
+// RUN: kopt-opt %s -O -Rpass-missed=pipeline -o %t.O.cu 2>&1 | FileCheck %s --allow-empty --check-prefix=NOROLLBACK
+// RUN: grep -q 'scale_kopt_restrict<<<' %t.O.cu
+// REQUIRES: filecheck
+#include <cuda_runtime.h>
+
+// ONCE: 1
+// NOROLLBACK-NOT: rolled back
+
+// REMARK-DAG: remark: added __restrict__ to 'x', 'y' in a copy 'scale_kopt_restrict' that 2 launches run when the driver says the pointers lie in distinct allocations, the original otherwise (the launch at {{[0-9]+}}:3 passes 'x' for 'x', which is not a distinct buffer cudaMalloc'd there, so the buffers may overlap) [-Rpass=restrict-const]
+// CHECK: __global__ void scale(const float *x, float *y, int n) {
+// CHECK: }
+// CHECK-EMPTY:
+// CHECK-NEXT: __global__ void scale_kopt_restrict(const float *__restrict__ x, float *__restrict__ y, int n) {
+// CHECK-NEXT:   int i = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-NEXT:   if (i < n)
+// CHECK-NEXT:     y[i] = 2.0f * x[i];
+// CHECK-NEXT: }
+__global__ void scale(float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = 2.0f * x[i];
+}
+
+// A null pointer argument cannot overlap anything and is not checked; with
+// one pointer left to check, the launch runs the copy.
+// REMARK-DAG: remark: added __restrict__ to 'out', 'a', 'b' in a copy 'add_kopt_restrict'
+__global__ void add(float *out, const float *a, const float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = a[i] + (b ? b[i] : 0.0f);
+}
+
+// Refused: a launch that is part of a larger expression, a pointer argument
+// with side effects, a template kernel.
+// REMARK-DAG: remark: __restrict__ not added: the launch at {{[0-9]+}}:{{[0-9]+}} passes 'p' for 'p'{{.*}}; no run-time version: the launch at {{[0-9]+}}:{{[0-9]+}} is part of a larger expression
+__global__ void in_expression(float *p, float *q) { q[0] = p[0]; }
+// REMARK-DAG: remark: __restrict__ not added: {{.*}}; no run-time version: the launch at {{[0-9]+}}:3 passes 'p++' for 'p', which has side effects (it would be evaluated twice)
+__global__ void side_effect(float *p, float *q) { q[0] = p[0]; }
+// REMARK-DAG: remark: __restrict__ not added: {{.*}}; no run-time version: template kernels are not copied yet
+template <typename T> __global__ void templated(T *p, T *q) { q[0] = p[0]; }
+
+// The check goes before the first launcher (a template's `template` line).
+// CHECK: #include <cuda.h>
+// CHECK: template <typename... kopt_T>
+// CHECK-NEXT: static inline bool kopt_distinct_allocations(const kopt_T *...kopt_p) {
+// CHECK: template <int Block>
+// CHECK-NEXT: void launch_scale(float *x, float *y, int n) {
+// CHECK-NEXT:   if (kopt_distinct_allocations((x), (y)))
+// CHECK-NEXT:     scale_kopt_restrict<<<(n + Block - 1) / Block, Block>>>(x, y, n);
+// CHECK-NEXT:   else
+// CHECK-NEXT:     scale<<<(n + Block - 1) / Block, Block>>>(x, y, n);
+template <int Block>
+void launch_scale(float *x, float *y, int n) {
+  scale<<<(n + Block - 1) / Block, Block>>>(x, y, n);
+}
+
+// An if without braces gets them.
+// CHECK: void launch_scale_if(float *x, float *y, int n, bool go) {
+// CHECK-NEXT:   if (go)
+// CHECK-NEXT:     {
+// CHECK-NEXT:       if (kopt_distinct_allocations((x), (y)))
+// CHECK-NEXT:         scale_kopt_restrict<<<n, 1>>>(x, y, n);
+// CHECK-NEXT:       else
+// CHECK-NEXT:         scale<<<n, 1>>>(x, y, n);
+// CHECK-NEXT:     }
+void launch_scale_if(float *x, float *y, int n, bool go) {
+  if (go)
+    scale<<<n, 1>>>(x, y, n);
+}
+
+// CHECK: void launch_add(float *out, int n, cudaStream_t s) {
+// CHECK-NEXT:   add_kopt_restrict<<<n, 1, 0, s>>>(out, nullptr, NULL, n);
+void launch_add(float *out, int n, cudaStream_t s) {
+  add<<<n, 1, 0, s>>>(out, nullptr, NULL, n);
+}
+
+// CHECK: void launch_add2(float *out, const float *a, const float *b, int n) {
+// CHECK-NEXT:   if (kopt_distinct_allocations((out), (a), (b)))
+void launch_add2(float *out, const float *a, const float *b, int n) {
+  add<<<n, 1>>>(out, a, b, n);
+}
+
+int launch_others(float *p, float *q) {
+  int r = (in_expression<<<1, 1>>>(p, q), 0);
+  side_effect<<<1, 1>>>(p++, q);
+  templated<<<1, 1>>>(p, q);
+  return r;
+}
+
+void run(float *x, float *y, int n) {
+  launch_scale<256>(x, y, n);
+  launch_scale_if(x, y, n, true);
+}
