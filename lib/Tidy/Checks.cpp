@@ -32,6 +32,15 @@ std::string optionName(StringRef ParamKey) {
   return Out;
 }
 
+StringRef checkDefault(const PassSpec &Spec, const ParamSpec &P) {
+  // A lint proposes edits a developer keeps in their source: restrict-const
+  // does not add a __restrict__ copy of a kernel and a run-time check there
+  // (-O does; CheckOptions can ask for it).
+  if (Spec.Name == "restrict-const" && P.Key == "version")
+    return "false";
+  return P.Default;
+}
+
 Expected<PassInstance> checkInstance(const PassSpec &Spec,
                                      const OptionLookup &Lookup) {
   std::vector<ParamValue> Values;
@@ -39,7 +48,7 @@ Expected<PassInstance> checkInstance(const PassSpec &Spec,
     std::string Name = optionName(P.Key);
     std::optional<std::string> Set = Lookup(Name);
     Expected<ParamValue> V =
-        parseParamValue(P.Type, Set ? StringRef(*Set) : P.Default);
+        parseParamValue(P.Type, Set ? StringRef(*Set) : checkDefault(Spec, P));
     if (!V)
       return createStringError(inconvertibleErrorCode(),
                                "invalid value '%s' for option %s.%s: %s",

@@ -177,7 +177,8 @@ public:
     };
     for (const ParamSpec &P : Spec.Params) {
       std::optional<std::string> V = Lookup(optionName(P.Key));
-      Options.store(Opts, optionName(P.Key), V ? *V : P.Default.str());
+      Options.store(Opts, optionName(P.Key),
+                    V ? *V : checkDefault(Spec, P).str());
     }
   }
 

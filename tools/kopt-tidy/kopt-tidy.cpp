@@ -186,7 +186,7 @@ int main(int argc, char **argv) {
           S += "  " + checkName(Spec);
           for (const ParamSpec &P : Spec.Params)
             S += (P.Key == Spec.Params.front().Key ? "  " : ", ") +
-                 optionName(P.Key) + "=" + P.Default.str();
+                 optionName(P.Key) + "=" + checkDefault(Spec, P).str();
           S += "\n";
         }
         return S;

@@ -35,6 +35,10 @@ const PassSpec *passForCheck(const PassRegistry &Registry,
 /// A parameter key as a check option name: `min-blocks` -> `MinBlocks`.
 std::string optionName(llvm::StringRef ParamKey);
 
+/// A check option's default: its pass parameter's, except where a lint
+/// should propose less than -O rewrites (restrict-const's Version is false).
+llvm::StringRef checkDefault(const PassSpec &Spec, const ParamSpec &P);
+
 /// Looks a check's option up by its local name; nullopt: not set.
 using OptionLookup =
     std::function<std::optional<std::string>(llvm::StringRef LocalName)>;
