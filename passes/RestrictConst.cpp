@@ -15,6 +15,9 @@
 //   variable of the launching function whose only assignment is a
 //   cudaMalloc-family call: distinct allocations cannot overlap. Pointers
 //   that arrive from a caller (a launcher's parameters) prove nothing here.
+//   Either way the kernel may reach memory only through pointers based on
+//   its pointer parameters (HiddenPointers.h): no pointer tables or structs
+//   holding pointers among its parameters, no global pointer variables.
 //
 // Versioning (version=true): where the launches prove nothing, the kernel
 // gets a __restrict__ copy that each launch runs only when the driver says
@@ -28,6 +31,7 @@
 #include "Options.h"
 #include "RestrictVersion.h"
 #include "SourceLayout.h"
+#include "kopt/Analysis/HiddenPointers.h"
 #include "kopt/Pass/Pass.h"
 
 #include "clang/AST/ParentMap.h"
@@ -208,6 +212,12 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
     if (Pointers.size() < 2 ||
         all_of(Pointers, [](const ParamInfo *P) { return P->Restrict; }))
       return;
+    // Distinct allocations say nothing of pointers the kernel finds
+    // elsewhere (a pointer table, a struct, a global).
+    if (std::optional<std::string> Why = hiddenPointer(K.Decl, AC)) {
+      Ctx.missed(K.Name, K.Loc, "__restrict__ not added: " + *Why);
+      return;
+    }
     std::vector<const LaunchSite *> Launches = Ctx.info().launchesOf(K.Name);
     if (Launches.empty()) {
       Ctx.missed(K.Name, K.Loc,

@@ -102,3 +102,33 @@ void run(float *x, float *y, int n) {
   launch_scale<256>(x, y, n);
   launch_scale_if(x, y, n, true);
 }
+
+// Distinct allocations say nothing of pointers the kernel finds elsewhere:
+// no __restrict__, neither proved nor versioned.
+// REMARK-DAG: remark: __restrict__ not added: parameter 'rows' (float **) holds pointers the launches' buffers say nothing about
+// REMARK-DAG: remark: __restrict__ not added: parameter 'p' (Pair) holds pointers the launches' buffers say nothing about
+// REMARK-DAG: remark: __restrict__ not added: it uses 'g_table', a variable of static storage that holds a pointer (in 'lookup', which it calls)
+// REMARK-DAG: remark: __restrict__ not added: it makes a pointer from an integer
+// CHECK-NOT: gather_kopt_restrict
+// CHECK-NOT: pair_kopt_restrict
+// CHECK-NOT: global_kopt_restrict
+// CHECK-NOT: from_int_kopt_restrict
+struct Pair {
+  const float *in;
+  int n;
+};
+__device__ float *g_table;
+__device__ float lookup(int i) { return g_table[i]; }
+__global__ void gather(float **rows, float *out) { out[threadIdx.x] = rows[0][threadIdx.x]; }
+__global__ void pair(Pair p, float *out, float *aux) { out[threadIdx.x] = p.in[threadIdx.x] + aux[0]; }
+__global__ void global(float *out, float *aux) { out[threadIdx.x] = lookup(threadIdx.x) + aux[0]; }
+__global__ void from_int(float *out, float *aux, unsigned long long addr) {
+  out[threadIdx.x] = reinterpret_cast<float *>(addr)[0] + aux[0];
+}
+
+void launch_hidden(float **rows, float *out, float *aux, Pair p) {
+  gather<<<1, 32>>>(rows, out);
+  pair<<<1, 32>>>(p, out, aux);
+  global<<<1, 32>>>(out, aux);
+  from_int<<<1, 32>>>(out, aux, 0);
+}
