@@ -300,8 +300,8 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
     std::string Copy = K.Name + RestrictCopySuffix;
     auto Missed = [&](const Twine &Reason) {
       Ctx.missed(K.Name, K.Loc,
-                 "__restrict__ not added: " + Why + "; no run-time version: " +
-                     Reason);
+                 "__restrict__ not added: " + Why +
+                     "; no run-time version: " + Reason);
     };
     if (K.IsTemplate)
       return Missed("template kernels are not copied yet");
@@ -332,8 +332,9 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
       std::vector<unsigned> Checked;
       for (const ParamInfo *P : Pointers) {
         unsigned Index = P->Decl->getFunctionScopeIndex();
-        if (!L->Call->getArg(Index)->IgnoreParenImpCasts()->isNullPointerConstant(
-                HC, Expr::NPC_ValueDependentIsNotNull))
+        if (!L->Call->getArg(Index)
+                 ->IgnoreParenImpCasts()
+                 ->isNullPointerConstant(HC, Expr::NPC_ValueDependentIsNotNull))
           Checked.push_back(Index);
       }
       AddsHelper |= Checked.size() >= 2;
@@ -367,11 +368,13 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
     for (const ParmVarDecl *P : Restrict)
       Names.push_back(P->getName().str());
     Ctx.applied(K.Name, K.Loc,
-                "added __restrict__ to '" + join(Names, "', '") + "' in a copy '" +
-                    Copy + "' that " + Twine(Launches.size()) + " launch" +
+                "added __restrict__ to '" + join(Names, "', '") +
+                    "' in a copy '" + Copy + "' that " +
+                    Twine(Launches.size()) + " launch" +
                     (Launches.size() > 1 ? "es run" : " runs") +
                     " when the driver says the pointers lie in distinct "
-                    "allocations, the original otherwise (" + Why + ")");
+                    "allocations, the original otherwise (" +
+                    Why + ")");
   }
 };
 

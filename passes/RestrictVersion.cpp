@@ -72,10 +72,10 @@ std::string distinctAllocationsHelper() {
          "}\n\n";
 }
 
-std::optional<std::string>
-restrictCopy(const FunctionDecl *Kernel, ArrayRef<const ParmVarDecl *> Restrict,
-             ArrayRef<const ParmVarDecl *> Const, ASTContext &Ctx,
-             StringRef Code) {
+std::optional<std::string> restrictCopy(const FunctionDecl *Kernel,
+                                        ArrayRef<const ParmVarDecl *> Restrict,
+                                        ArrayRef<const ParmVarDecl *> Const,
+                                        ASTContext &Ctx, StringRef Code) {
   const SourceManager &SM = Ctx.getSourceManager();
   const auto *Body = dyn_cast_or_null<CompoundStmt>(Kernel->getBody());
   if (!Body ||
@@ -118,8 +118,8 @@ std::optional<std::string> versionedLaunch(const CUDAKernelCallExpr *Call,
   auto Callee = exprOffsets(Call->getCallee(), HC);
   if (!Launch || !Callee || !isRewritable(Call->getSourceRange(), HC))
     return std::nullopt;
-  StringRef Code =
-      HC.getSourceManager().getBufferData(HC.getSourceManager().getMainFileID());
+  StringRef Code = HC.getSourceManager().getBufferData(
+      HC.getSourceManager().getMainFileID());
   std::string Original = Code.slice(Launch->first, Launch->second).str();
   std::string Copy = splice(Code, Launch->first, Launch->second,
                             {{Callee->second, 0, RestrictCopySuffix}});

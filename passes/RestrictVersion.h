@@ -1,4 +1,4 @@
-//===- RestrictVersion.h - Text of restrict-const's run-time versioning -*- C++ -*-===//
+//===- RestrictVersion.h - restrict-const's run-time version -*- C++ -*-===//
 //
 // Where no launch proves a kernel's buffers distinct, restrict-const adds a
 // copy of the kernel with every pointer __restrict__ and makes each launch

@@ -41,8 +41,9 @@ namespace {
 /// Why Body (of a function of the main file) may reach memory through a
 /// pointer that is not a parameter's; adds the main-file functions it calls
 /// to Todo.
-std::optional<std::string> hiddenInBody(const Stmt *Body, ASTContext &Ctx,
-                                        std::vector<const FunctionDecl *> &Todo) {
+std::optional<std::string>
+hiddenInBody(const Stmt *Body, ASTContext &Ctx,
+             std::vector<const FunctionDecl *> &Todo) {
   for (const BoundNodes &N :
        match(findAll(declRefExpr(to(varDecl(hasGlobalStorage()).bind("v")))),
              *Body, Ctx)) {

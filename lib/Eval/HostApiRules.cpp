@@ -123,9 +123,9 @@ bool looksUpPointerQuery(const std::vector<Token> &Tokens, std::size_t I) {
   static const std::set<std::string> Lookups = {
       "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion",
       "cuGetProcAddress", "cuGetProcAddress_v2"};
-  static const std::set<std::string> Queries = {
-      "cuMemGetAddressRange", "cuPointerGetAttribute",
-      "cuPointerGetAttributes"};
+  static const std::set<std::string> Queries = {"cuMemGetAddressRange",
+                                                "cuPointerGetAttribute",
+                                                "cuPointerGetAttributes"};
   return Lookups.count(Tokens[I].Text) && I + 3 < Tokens.size() &&
          Tokens[I + 1].isPunct("(") &&
          Tokens[I + 2].TokKind == Token::Kind::String &&

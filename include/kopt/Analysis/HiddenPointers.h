@@ -1,4 +1,4 @@
-//===- HiddenPointers.h - Memory a kernel reaches past its parameters -*- C++ -*-===//
+//===- HiddenPointers.h - Memory past a kernel's parameters -*- C++ -*-===//
 //
 // `__restrict__` on a kernel's pointer parameters is proved by showing that
 // they point into distinct allocations (at the launches, or at run time).
