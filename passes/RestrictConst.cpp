@@ -98,6 +98,20 @@ bool isOwnAllocation(const VarDecl *V, const Stmt *Body) {
   return Allocated;
 }
 
+/// Why `__restrict__ ` cannot be written before P's name; empty if it can.
+std::string whyNotRestrictable(const ParmVarDecl *P) {
+  if (P->getName().empty() || P->getLocation().isMacroID())
+    return "a pointer parameter has no name or is written in a macro";
+  // `float x[]` decays to a pointer, but `float __restrict__ x[]` would
+  // qualify the element.
+  if (P->getTypeSourceInfo()
+          ->getTypeLoc()
+          .getUnqualifiedLoc()
+          .getAs<ArrayTypeLoc>())
+    return "'" + P->getName().str() + "' is declared as an array";
+  return "";
+}
+
 class RestrictConstPass : public KernelPass<RestrictConstOptions> {
   /// The run-time check is in the file (from an earlier run, or added for
   /// an earlier kernel of this one).
@@ -233,16 +247,16 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
         Ctx.missed(K.Name, K.Loc, "__restrict__ not added: " + Why);
         return;
       }
+    for (const ParamInfo *P : Pointers)
+      if (std::string Why = whyNotRestrictable(P->Decl);
+          !P->Restrict && !Why.empty()) {
+        Ctx.missed(K.Name, K.Loc, "__restrict__ not added: " + Why);
+        return;
+      }
     std::vector<std::string> Names;
     for (const ParamInfo *P : Pointers) {
       if (P->Restrict)
         continue;
-      if (P->Decl->getName().empty() || P->Decl->getLocation().isMacroID()) {
-        Ctx.missed(K.Name, K.Loc,
-                   "__restrict__ not added: a pointer parameter has no name "
-                   "or is written in a macro");
-        return;
-      }
       if (Error E = Ctx.edits().insertBefore(P->Decl->getLocation(),
                                              "__restrict__ ", AC)) {
         Ctx.missed(K.Name, K.Loc,
@@ -309,11 +323,11 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
       return Missed("'" + Copy + "' exists already");
     std::vector<const ParmVarDecl *> Restrict;
     for (const ParamInfo *P : Pointers) {
-      if (P->Decl->getName().empty() || P->Decl->getLocation().isMacroID())
-        return Missed("a pointer parameter has no name or is written in a "
-                      "macro");
-      if (!P->Restrict)
-        Restrict.push_back(P->Decl);
+      if (P->Restrict)
+        continue;
+      if (std::string Why = whyNotRestrictable(P->Decl); !Why.empty())
+        return Missed(Why);
+      Restrict.push_back(P->Decl);
     }
     for (const LaunchSite *L : Launches)
       if (std::string No = whyNotVersioned(*L, Pointers, HC); !No.empty())

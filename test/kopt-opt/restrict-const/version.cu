@@ -132,3 +132,10 @@ void launch_hidden(float **rows, float *out, float *aux, Pair p) {
   global<<<1, 32>>>(out, aux);
   from_int<<<1, 32>>>(out, aux, 0);
 }
+
+// `float x[]` is a pointer, but `__restrict__` before its name would
+// qualify the element.
+// REMARK-DAG: remark: __restrict__ not added: {{.*}}; no run-time version: 'x' is declared as an array
+// CHECK-NOT: as_array_kopt_restrict
+__global__ void as_array(const float x[], float *y) { y[threadIdx.x] = x[threadIdx.x]; }
+void launch_as_array(const float *x, float *y) { as_array<<<1, 32>>>(x, y); }
