@@ -34,9 +34,12 @@
 #include "kopt/Analysis/HiddenPointers.h"
 #include "kopt/Pass/Pass.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/TypeLoc.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -277,6 +280,10 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
     std::string At = "the launch at " + str(L.Loc);
     if (!L.Call || !L.CallerDecl)
       return At + " is not a <<<...>>> call kopt can read";
+    // The check is host code.
+    if (L.CallerDecl->hasAttr<CUDAGlobalAttr>() ||
+        L.CallerDecl->hasAttr<CUDADeviceAttr>())
+      return At + " is in device code";
     DynTypedNodeList Parents = HC.getParents(*L.Call);
     const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
     if (!Parent || isa<Expr>(Parent))
@@ -321,6 +328,12 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
       return Missed("template kernels are not copied yet");
     if (StringRef(K.Name).contains("_kopt_") || Ctx.info().kernel(Copy))
       return Missed("'" + Copy + "' exists already");
+    if (!ast_matchers::match(
+             ast_matchers::findAll(ast_matchers::cudaKernelCallExpr()),
+             *K.Decl->getBody(), AC)
+             .empty())
+      return Missed("it launches kernels itself (its copy would be a new "
+                    "launcher)");
     std::vector<const ParmVarDecl *> Restrict;
     for (const ParamInfo *P : Pointers) {
       if (P->Restrict)
