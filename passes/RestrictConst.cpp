@@ -120,11 +120,8 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
   /// an earlier kernel of this one).
   bool HelperAdded = false;
   void beginFile(PassContext &Ctx) override {
-    HelperAdded = false;
-    for (const Decl *D : Ctx.hostContext().getTranslationUnitDecl()->decls())
-      if (const auto *T = dyn_cast<FunctionTemplateDecl>(D);
-          T && T->getName() == DistinctAllocationsHelperName)
-        HelperAdded = true;
+    HelperAdded = declaresFileScopeFunction(Ctx.hostContext(),
+                                            DistinctAllocationsHelperName);
   }
 
   void runOnKernel(KernelContext &KC) override {
@@ -370,12 +367,6 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
       if (!Launch || !Off)
         return Missed("the launch at " + str(L->Loc) +
                       " is written in a macro");
-      DynTypedNodeList Parents = HC.getParents(*L->Call);
-      if (!isa<CompoundStmt>(Parents[0].get<Stmt>()) &&
-          StringRef(*Launch).starts_with("if"))
-        *Launch = "{\n" + indentOf(L->Call->getBeginLoc(), HC) + "  " +
-                  reindent(*Launch, "  ") + "\n" +
-                  indentOf(L->Call->getBeginLoc(), HC) + "}";
       if (Error E =
               Edits.replaceChars(Off->first, Off->second - Off->first, *Launch))
         return Missed(toString(std::move(E)));

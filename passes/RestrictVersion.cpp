@@ -5,6 +5,7 @@
 
 #include "kopt/Analysis/CudaAST.h"
 
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/TypeLoc.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
@@ -133,9 +134,15 @@ std::optional<std::string> versionedLaunch(const CUDAKernelCallExpr *Call,
     Args += (Args.empty() ? "(" : ", (") + oneLine(Text) + ")";
   }
   std::string Indent = indentOf(Call->getBeginLoc(), HC);
-  return "if (" + std::string(DistinctAllocationsHelperName) + "(" + Args +
-         "))\n" + Indent + "  " + reindent(Copy, "  ") + ";\n" + Indent +
-         "else\n" + Indent + "  " + reindent(Original, "  ") + ";";
+  std::string If = "if (" + std::string(DistinctAllocationsHelperName) + "(" +
+                   Args + "))\n" + Indent + "  " + reindent(Copy, "  ") +
+                   ";\n" + Indent + "else\n" + Indent + "  " +
+                   reindent(Original, "  ") + ";";
+  // The body of an unbraced if/for/while gets braces.
+  DynTypedNodeList Parents = HC.getParents(*Call);
+  if (!Parents.empty() && isa_and_nonnull<CompoundStmt>(Parents[0].get<Stmt>()))
+    return If;
+  return "{\n" + Indent + "  " + reindent(If, "  ") + "\n" + Indent + "}";
 }
 
 } // namespace kopt

@@ -50,8 +50,9 @@ restrictCopy(const clang::FunctionDecl *Kernel,
 
 /// The statement replacing launch Call: the copy when the arguments at
 /// Checked (argument indices, side-effect free) lie in distinct
-/// allocations, the original launch otherwise; the copy alone when fewer
-/// than two are checked. None when the launch is written in a macro.
+/// allocations, the original launch otherwise (in braces unless the launch
+/// is a statement of a compound statement); the copy alone when fewer than
+/// two are checked. None when the launch is written in a macro.
 std::optional<std::string>
 versionedLaunch(const clang::CUDAKernelCallExpr *Call,
                 llvm::ArrayRef<unsigned> Checked, clang::ASTContext &HC);

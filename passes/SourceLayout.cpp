@@ -128,4 +128,13 @@ SourceLocation fileScopeBefore(const std::vector<const Decl *> &Users,
   return At;
 }
 
+bool declaresFileScopeFunction(const ASTContext &Ctx, StringRef Name) {
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (isa<FunctionDecl, FunctionTemplateDecl>(D))
+      if (const auto *N = cast<NamedDecl>(D);
+          N->getIdentifier() && N->getName() == Name)
+        return true;
+  return false;
+}
+
 } // namespace kopt

@@ -52,6 +52,11 @@ clang::SourceLocation
 fileScopeBefore(const std::vector<const clang::Decl *> &Users,
                 const clang::ASTContext &Ctx);
 
+/// True if the file declares a function (or function template) Name at
+/// file scope: a helper a pass added on an earlier run.
+bool declaresFileScopeFunction(const clang::ASTContext &Ctx,
+                               llvm::StringRef Name);
+
 /// Code[Begin, End) with the (offset, length, text) replacements applied.
 std::string
 splice(llvm::StringRef Code, unsigned Begin, unsigned End,

@@ -79,12 +79,8 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
   /// an earlier kernel of this one).
   bool HelperAdded = false;
   void beginFile(PassContext &Ctx) override {
-    HelperAdded = false;
-    TranslationUnitDecl *TU = Ctx.hostContext().getTranslationUnitDecl();
-    for (const Decl *D : TU->decls())
-      if (const auto *F = dyn_cast<FunctionDecl>(D);
-          F && F->getIdentifier() && F->getName() == MatmulFitsHelperName)
-        HelperAdded = true;
+    HelperAdded =
+        declaresFileScopeFunction(Ctx.hostContext(), MatmulFitsHelperName);
   }
 
   MatmulTiling tiling() const {
