@@ -35,6 +35,8 @@
 
 #include "SourceLayout.h"
 #include "kopt/Analysis/ElementwiseLoop.h"
+#include "kopt/Analysis/ReductionTree.h"
+#include "kopt/Analysis/SelectionReduction.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/Basic/SourceManager.h"
@@ -231,8 +233,38 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     R.Var = CL->Var;
     R.Body = L.For->getBody();
     R.Bound = CL->Bound;
-    Decision<VectorPlan> Plan = planVectorAccesses(
-        K, R, Ctx.deviceContext(), options().Width, options().Reassociate);
+    // A first-index argmax/argmin carries (v, idx) exactly: what the block
+    // computes does not depend on which thread visits which element.
+    std::string Exact;
+    if (L.K == LoopInfo::BlockStride && !options().Reassociate) {
+      std::vector<SelectionTree> Trees;
+      std::vector<Refusal> Ignored;
+      findSelectionTrees(K.Decl, AC, Trees, Ignored);
+      for (const SelectionTree &T : Trees) {
+        if (T.Feed != L.For)
+          continue;
+        auto Sizes = warpMultipleBlockSizes(Ctx.info(), K);
+        if (auto *Why = std::get_if<std::string>(&Sizes)) {
+          Ctx.missed(K.Name, L.Loc,
+                     What + "it selects a first-index " +
+                         (T.Max ? "maximum" : "minimum") +
+                         ", which only a tree over a power-of-two block "
+                         "combines the same way whatever thread saw which "
+                         "element: " +
+                         *Why);
+          return;
+        }
+        Exact = "; the first-index " +
+                std::string(T.Max ? "maximum" : "minimum") + " ('" +
+                T.Value->getNameAsString() + "', '" +
+                T.Index->getNameAsString() +
+                "') is exact whatever thread "
+                "visits which element";
+      }
+    }
+    Decision<VectorPlan> Plan =
+        planVectorAccesses(K, R, Ctx.deviceContext(), options().Width,
+                           options().Reassociate || !Exact.empty());
     if (auto *Why = std::get_if<Refusal>(&Plan)) {
       Ctx.missed(K.Name, Why->Loc, What + Why->Message);
       return;
@@ -295,7 +327,7 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     }
     Ctx.applied(K.Name, L.Loc,
                 "vectorized the " + LoopInfo::kindName(L.K) +
-                    " loop: " + describe(P));
+                    " loop: " + describe(P) + Exact);
   }
 
   void vectorizeOnePerThread(PassContext &Ctx, const KernelInfo &K,

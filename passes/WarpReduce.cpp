@@ -52,6 +52,7 @@
 #include "Options.h"
 #include "kopt/Analysis/CallSites.h"
 #include "kopt/Analysis/ReductionTree.h"
+#include "kopt/Analysis/SelectionReduction.h"
 #include "kopt/Pass/Pass.h"
 
 #include "SourceLayout.h"
@@ -192,9 +193,21 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     std::vector<ReductionTree> Trees;
     std::vector<Refusal> Shapeless;
     findReductionTrees(F, AC, Trees, Shapeless);
+    // (value, index) trees: their own refusals replace the shape's.
+    std::vector<SelectionTree> Pairs;
+    std::vector<Refusal> PairRefusals;
+    findSelectionTrees(F, AC, Pairs, PairRefusals);
+    std::set<unsigned> PairLines;
+    for (const SelectionTree &T : Pairs)
+      PairLines.insert(T.Loc.Line);
+    for (const Refusal &R : PairRefusals)
+      PairLines.insert(R.Loc.Line);
     for (const Refusal &R : Shapeless)
+      if (!PairLines.count(R.Loc.Line))
+        Ctx.missed(Name, R.Loc, "tree not rewritten: " + R.Message);
+    for (const Refusal &R : PairRefusals)
       Ctx.missed(Name, R.Loc, "tree not rewritten: " + R.Message);
-    if (Trees.empty())
+    if (Trees.empty() && Pairs.empty())
       return;
     auto KIt = KernelOf.find(F);
     const KernelInfo *K = KIt == KernelOf.end() ? nullptr : KIt->second;
@@ -202,8 +215,13 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
       for (const ReductionTree &T : Trees)
         Ctx.missed(Name, T.Loc,
                    "tree not rewritten: template functions are not handled");
+      for (const SelectionTree &T : Pairs)
+        Ctx.missed(Name, T.Loc,
+                   "tree not rewritten: template functions are not handled");
       return;
     }
+    for (const SelectionTree &T : Pairs)
+      rewritePairIfLegal(Ctx, F, K, T);
     std::map<const ValueDecl *, std::variant<std::set<int64_t>, Refusal>>
         Contexts;
     for (const ReductionTree &T : Trees) {
@@ -238,6 +256,119 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
       }
       rewrite(Ctx, Name, T, std::get<std::set<int64_t>>(CIt->second));
     }
+  }
+
+  /// A first-index argmax/argmin tree (SelectionReduction.h): exact in
+  /// any order, so no reassociate is needed.
+  void rewritePairIfLegal(PassContext &Ctx, const FunctionDecl *F,
+                          const KernelInfo *K, const SelectionTree &T) {
+    ASTContext &AC = Ctx.deviceContext();
+    std::string Name = F->getNameAsString();
+    auto Refuse = [&](const Twine &Msg) {
+      Ctx.missed(Name, T.Loc, "tree not rewritten: " + Msg.str());
+    };
+    if (!K)
+      return Refuse("(value, index) trees are handled in kernels only, not "
+                    "in the helper '" +
+                    Name + "'");
+    for (QualType Ty : {T.ValueType, T.IndexType})
+      if (Ty.isVolatileQualified() || !isShuffleType(Ty.getUnqualifiedType()))
+        return Refuse("the type '" + Ty.getAsString() +
+                      "' is not one __shfl_xor_sync moves as a single value");
+    for (const ValueDecl *D : {T.ValueArray, T.IndexArray})
+      if (D->getName().starts_with("kopt_"))
+        return Refuse("the tree uses names starting with 'kopt_', which the "
+                      "rewrite declares");
+    if (!isRewritable(T.FirstStore->getSourceRange(), AC) ||
+        !isRewritable(T.Loop->getSourceRange(), AC))
+      return Refuse("the tree is written in a macro");
+    // Without one block-stride loop, two threads may hold +0.0 and -0.0 at
+    // the same index; the index is right in any order, that value is not.
+    if (!T.Feed && T.ValueRead && !T.ValueType->isIntegerType())
+      return Refuse("'" + T.ValueArray->getNameAsString() +
+                    "' is read after the tree and its pairs are not selected "
+                    "by one block-stride loop: two threads could hold +0.0 "
+                    "and -0.0 at one index, which shuffles may combine the "
+                    "other way round");
+    if (std::optional<Refusal> R =
+            checkUniformControl(F, T.FirstStore, "the tree", AC))
+      return Refuse(R->Message);
+    auto Sizes = checkKernelContext(Ctx, *K, T.ValueArray, T.Loc);
+    if (auto *R = std::get_if<Refusal>(&Sizes))
+      return Refuse(R->Message);
+    rewritePair(Ctx, Name, T, std::get<std::set<int64_t>>(Sizes));
+  }
+
+  void rewritePair(PassContext &Ctx, StringRef Name, const SelectionTree &T,
+                   const std::set<int64_t> &Sizes) {
+    ASTContext &AC = Ctx.deviceContext();
+    StringRef Code = Ctx.source().Code;
+    auto StoreAt = stmtOffsets(T.FirstStore, AC);
+    auto LoopAt = stmtOffsets(T.Loop, AC);
+    if (!StoreAt || !LoopAt)
+      return Ctx.missed(Name, T.Loc,
+                        "tree not rewritten: it is written in a macro");
+    std::string In = indentAt(Code, StoreAt->first);
+    const PrintingPolicy &PP = AC.getPrintingPolicy();
+    std::string VT = T.ValueType.getUnqualifiedType().getAsString(PP);
+    std::string IT = T.IndexType.getUnqualifiedType().getAsString(PP);
+    std::string V = T.ValueArray->getNameAsString();
+    std::string I = T.IndexArray->getNameAsString();
+    std::string Better = std::string("kopt_ov ") + (T.Max ? ">" : "<") +
+                         " kopt_wv || (kopt_ov == kopt_wv && kopt_oi < "
+                         "kopt_wi)";
+    // One butterfly step over offset kopt_o, at indentation P.
+    auto Step = [&](const std::string &P) {
+      return P + "{\n" + P + "  " + VT +
+             " kopt_ov = __shfl_xor_sync(0xffffffffu, kopt_wv, kopt_o);\n" + P +
+             "  " + IT +
+             " kopt_oi = __shfl_xor_sync(0xffffffffu, kopt_wi, kopt_o);\n" + P +
+             "  if (" + Better + ") {\n" + P + "    kopt_wv = kopt_ov;\n" + P +
+             "    kopt_wi = kopt_oi;\n" + P + "  }\n" + P + "}\n";
+    };
+    std::string Kind = T.Max ? "first-index max" : "first-index min";
+    std::string Out;
+    raw_string_ostream OS(Out);
+    OS << "{\n"
+       << In << "  // kopt warp-reduce (" << Kind
+       << "): shuffles in each warp, then over the warp slots\n"
+       << In << "  " << VT << " kopt_wv = " << T.Value->getName() << ";\n"
+       << In << "  " << IT << " kopt_wi = " << T.Index->getName() << ";\n"
+       << In << "  for (int kopt_o = 16; kopt_o > 0; kopt_o >>= 1)\n"
+       << Step(In + "  ") << In << "  if (threadIdx.x % 32 == 0) {\n"
+       << In << "    " << V << "[threadIdx.x / 32] = kopt_wv;\n"
+       << In << "    " << I << "[threadIdx.x / 32] = kopt_wi;\n"
+       << In << "  }\n"
+       << In << "  __syncthreads();\n"
+       << In << "  if (threadIdx.x < 32) {\n"
+       << In << "    if (threadIdx.x < blockDim.x / 32) {\n"
+       << In << "      kopt_wv = " << V << "[threadIdx.x];\n"
+       << In << "      kopt_wi = " << I << "[threadIdx.x];\n"
+       << In << "    }\n"
+       << In << "    for (int kopt_o = blockDim.x / 64; kopt_o > 0; "
+       << "kopt_o >>= 1)\n"
+       << Step(In + "    ") << In << "    if (threadIdx.x == 0) {\n"
+       << In << "      " << V << "[0] = kopt_wv;\n"
+       << In << "      " << I << "[0] = kopt_wi;\n"
+       << In << "    }\n"
+       << In << "  }\n"
+       << In << "  __syncthreads();\n"
+       << In << "}";
+    if (Error E = Ctx.edits().replaceChars(
+            StoreAt->first, LoopAt->second - StoreAt->first, Out))
+      return Ctx.missed(Name, T.Loc,
+                        "tree not rewritten: " + toString(std::move(E)));
+    SmallVector<std::string> SizeText;
+    for (int64_t S : Sizes)
+      SizeText.push_back(std::to_string(S));
+    Ctx.applied(Name, T.Loc,
+                "replaced the (value, index) tree over '" + V + "', '" + I +
+                    "' (" + Kind + ", " + VT + ", " + IT +
+                    ") with __shfl_xor_sync warp reductions and one slot per "
+                    "warp, for blocks of " +
+                    join(SizeText, ", ") +
+                    " threads; exact: only first-index selection updates "
+                    "set the pairs, so any order keeps the same one");
   }
 
   void rewrite(PassContext &Ctx, StringRef Name, const ReductionTree &T,

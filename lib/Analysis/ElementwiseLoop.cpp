@@ -202,7 +202,7 @@ std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K) {
 Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
                                         const ElementRegion &R, ASTContext &AC,
                                         std::optional<uint64_t> Width,
-                                        bool Reassociate) {
+                                        bool AllowCarried) {
   LineCol RegionLoc = lineCol(R.Body->getBeginLoc(), AC);
   auto Refuse = [&](const Twine &Msg, LineCol Loc) {
     return Refusal{Msg.str(), Loc.Line ? Loc : RegionLoc};
@@ -243,9 +243,10 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
   // State carried across elements: vectorizing changes which thread
   // visits which elements, so per-thread results (partial sums) change.
   // That is only right when the kernel then combines all threads' values
-  // with an associative operation, which the user must vouch for.
+  // in a way that does not depend on it, which the caller vouches for
+  // (reassociate=true, or a proved first-index selection).
   std::vector<std::string> Carried = carriedState(R.Body, R.Var, AC);
-  if (!Carried.empty() && !Reassociate)
+  if (!Carried.empty() && !AllowCarried)
     return Refuse("the loop carries '" + join(Carried, "', '") +
                       "' from one element to the next; vectorizing changes "
                       "which thread accumulates which elements "

@@ -18,11 +18,27 @@ using namespace llvm;
 
 namespace kopt {
 
-namespace {
+// Pieces of the tree's shape (declared in ReductionTree.h).
 
-/// ASTMatchers has no node matcher for computed gotos.
-const internal::VariadicDynCastAllOfMatcher<Stmt, IndirectGotoStmt>
-    indirectGotoStmt;
+/// Types __shfl_xor_sync moves as one value.
+bool isShuffleType(QualType T) {
+  const auto *B = T->getAs<BuiltinType>();
+  if (!B)
+    return false;
+  switch (B->getKind()) {
+  case BuiltinType::Float:
+  case BuiltinType::Double:
+  case BuiltinType::Int:
+  case BuiltinType::UInt:
+  case BuiltinType::Long:
+  case BuiltinType::ULong:
+  case BuiltinType::LongLong:
+  case BuiltinType::ULongLong:
+    return true;
+  default:
+    return false;
+  }
+}
 
 bool isThreadIdxX(const Expr *E, const Stmt *Scope) {
   return isBuiltin(followLocalInit(stripCasts(E), Scope), BuiltinVar::ThreadIdx,
@@ -37,11 +53,13 @@ bool isSyncthreads(const Stmt *S) {
   return FD->getName() == "__syncthreads";
 }
 
+namespace {
 bool isIntLiteral(const Expr *E, int64_t V, const ASTContext &Ctx) {
   Expr::EvalResult R;
   E = stripCasts(E);
   return E->EvaluateAsInt(R, Ctx) && R.Val.getInt() == V;
 }
+} // namespace
 
 /// `A[...]` with A a plain reference to a variable or parameter: the
 /// subscripted declaration, or null.
@@ -148,30 +166,16 @@ const Stmt *single(const Stmt *S) {
   return S;
 }
 
+namespace {
+
+/// ASTMatchers has no node matcher for computed gotos.
+const internal::VariadicDynCastAllOfMatcher<Stmt, IndirectGotoStmt>
+    indirectGotoStmt;
+
 /// The names of the functions the tree may combine with.
 bool isMinMax(StringRef Name) {
   return Name == "fmaxf" || Name == "fminf" || Name == "fmax" ||
          Name == "fmin" || Name == "max" || Name == "min";
-}
-
-/// Types __shfl_xor_sync moves as one value.
-bool isShuffleType(QualType T) {
-  const auto *B = T->getAs<BuiltinType>();
-  if (!B)
-    return false;
-  switch (B->getKind()) {
-  case BuiltinType::Float:
-  case BuiltinType::Double:
-  case BuiltinType::Int:
-  case BuiltinType::UInt:
-  case BuiltinType::Long:
-  case BuiltinType::ULong:
-  case BuiltinType::LongLong:
-  case BuiltinType::ULongLong:
-    return true;
-  default:
-    return false;
-  }
 }
 
 /// The first line of Text, cut to 40 characters, to quote code in remarks.

@@ -73,12 +73,13 @@ std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K);
 
 /// Whether R can be vectorized and how: the element-wise pointers, their
 /// element types and the vector width (Width, or 16 bytes' worth), or why
-/// not. Reassociate allows state carried from element to element.
+/// not. AllowCarried allows state carried from element to element (the
+/// caller vouches that the kernel combines it in any order).
 Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
                                         const ElementRegion &R,
                                         clang::ASTContext &AC,
                                         std::optional<uint64_t> Width,
-                                        bool Reassociate);
+                                        bool AllowCarried);
 
 /// Why launch L of a one-element-per-thread kernel may start fewer threads
 /// than R's bound has elements (a Presburger question about its grid), or

@@ -45,6 +45,33 @@ struct ReductionTree {
   LineCol Loc;
 };
 
+// Pieces of the tree's shape, shared with SelectionReduction. Scope is the
+// function body that locals like `t = threadIdx.x` are looked up in.
+
+/// threadIdx.x, directly or through a local initialized with it.
+bool isThreadIdxX(const clang::Expr *E, const clang::Stmt *Scope);
+/// A call of __syncthreads().
+bool isSyncthreads(const clang::Stmt *S);
+/// `A[...]` with A a plain reference to a variable or parameter: A, or null.
+const clang::ValueDecl *subscriptBase(const clang::Expr *E);
+/// `A[t]` with t threadIdx.x.
+bool isOwnSlot(const clang::Expr *E, const clang::ValueDecl *A,
+               const clang::Stmt *Scope);
+/// `A[t + s]` or `A[s + t]`.
+bool isPartnerSlot(const clang::Expr *E, const clang::ValueDecl *A,
+                   const clang::VarDecl *Step, const clang::Stmt *Scope);
+/// The head `for (T s = blockDim.x / 2; s > 0; s >>= 1)`: its variable.
+const clang::VarDecl *matchTreeHead(const clang::ForStmt *For,
+                                    const clang::ASTContext &Ctx);
+/// A loop that halves its variable and contains a barrier: what a tree
+/// looks like, whether or not it has a shape a pass handles.
+bool looksLikeTree(const clang::ForStmt *For, clang::ASTContext &AC);
+/// Types __shfl_xor_sync moves as one value (float, double, 32/64-bit
+/// integers).
+bool isShuffleType(clang::QualType T);
+/// S without enclosing one-statement compound statements (`{ X; }` is X).
+const clang::Stmt *single(const clang::Stmt *S);
+
 /// The trees of F whose shape matched, and refusals for the loops that
 /// look like trees but are not of the shape.
 void findReductionTrees(const clang::FunctionDecl *F, clang::ASTContext &AC,

@@ -260,8 +260,9 @@ __global__ void volatile_array(int *p) {
   p[0] = a[0];
 }
 
-// A value/index pair (argmax): two arrays updated in one step.
-// CHECK-DAG: missed.cu:[[@LINE+7]]:3: remark: tree not rewritten: the tree step has 3 statements (a value/index pair, or several arrays); only one array combined by one operator is handled [-Rpass-missed=warp-reduce]
+// A value/index pair (argmax) whose pair is not selected by a loop from
+// locals (selection.cu has the pairs that are).
+// CHECK-DAG: missed.cu:[[@LINE+7]]:3: remark: tree not rewritten: the (value, index) tree is not preceded by 'V[threadIdx.x] = v; I[threadIdx.x] = idx; __syncthreads();' with v and idx local variables [-Rpass-missed=warp-reduce]
 __global__ void argmax(const float *x, int *out) {
   __shared__ float bv[256];
   __shared__ int bi[256];
