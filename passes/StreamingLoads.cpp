@@ -40,6 +40,7 @@
 #include "CacheHints.h"
 #include "Options.h"
 #include "kopt/Analysis/IndexClassifier.h"
+#include "kopt/Analysis/ReductionTree.h"
 #include "kopt/Pass/Pass.h"
 
 #include "clang/AST/ParentMap.h"
@@ -69,8 +70,7 @@ bool mentionsBlockIdx(const Expr *E, const Stmt *Scope, unsigned Depth = 0) {
     else if (isa<DeclRefExpr>(X) && followLocalInit(X, Scope) != X)
       Found = mentionsBlockIdx(followLocalInit(X, Scope), Scope, Depth + 1);
     else if (const VarDecl *V = referencedVar(X);
-             V && V->hasLocalStorage() && V->getInit() &&
-             !isa<ParmVarDecl>(V))
+             V && V->hasLocalStorage() && V->getInit() && !isa<ParmVarDecl>(V))
       // A loop counter: where it starts (`i = blockIdx.x * blockDim.x +
       // threadIdx.x` of a grid-stride loop).
       Found = mentionsBlockIdx(V->getInit(), Scope, Depth + 1);
@@ -126,8 +126,8 @@ class StreamingLoadsPass : public KernelPass<StreamingLoadsOptions> {
     // `cache[k] = p[i]` for a class type: its copy or move assignment.
     if (const auto *Call = dyn_cast_or_null<CXXOperatorCallExpr>(Outer)) {
       const auto *M = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
-      return M && (M->isCopyAssignmentOperator() ||
-                   M->isMoveAssignmentOperator()) &&
+      return M &&
+             (M->isCopyAssignmentOperator() || M->isMoveAssignmentOperator()) &&
              Call->getNumArgs() == 2 &&
              Call->getArg(1)->IgnoreParenImpCasts() ==
                  cast<Expr>(From)->IgnoreParenImpCasts();
@@ -168,9 +168,8 @@ class StreamingLoadsPass : public KernelPass<StreamingLoadsOptions> {
         withoutSpaces(sourceText(Reads[I].Element->getSourceRange(), AC));
     std::map<const IfStmt *, bool> A = branches(Reads[I].Element, Parents);
     for (size_t J = 0; J < Reads.size(); ++J) {
-      if (J == I ||
-          withoutSpaces(sourceText(Reads[J].Element->getSourceRange(), AC)) !=
-              Text)
+      if (J == I || withoutSpaces(sourceText(Reads[J].Element->getSourceRange(),
+                                             AC)) != Text)
         continue;
       std::map<const IfStmt *, bool> B = branches(Reads[J].Element, Parents);
       bool Exclusive = llvm::any_of(A, [&](const auto &Entry) {
@@ -223,6 +222,45 @@ class StreamingLoadsPass : public KernelPass<StreamingLoadsOptions> {
     return Uses;
   }
 
+  /// Why not every global store of K runs in one thread of a block (under
+  /// `if (threadIdx.x == 0)`, `t == 0` with t a local threadIdx.x), or
+  /// nothing when they all do.
+  static std::optional<std::string> whyNotOneThreadStores(const KernelInfo &K,
+                                                          ParentMap &Parents,
+                                                          ASTContext &AC) {
+    const Stmt *Body = K.Decl->getBody();
+    auto IsZero = [&](const Expr *E) {
+      std::optional<int64_t> V = evaluateInt(E, AC, Body);
+      return V && *V == 0;
+    };
+    auto IsThreadZero = [&](const Expr *Cond) {
+      const auto *B = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
+      return B && B->getOpcode() == BO_EQ &&
+             ((isThreadIdxX(B->getLHS(), Body) && IsZero(B->getRHS())) ||
+              (isThreadIdxX(B->getRHS(), Body) && IsZero(B->getLHS())));
+    };
+    bool Any = false;
+    for (const AccessInfo &A : K.Accesses) {
+      if (!A.writes() && A.K != AccessInfo::AddressOf)
+        continue;
+      Any = true;
+      bool Guarded = false;
+      for (const Stmt *Child = A.Expr, *P = Parents.getParent(A.Expr);
+           P && !Guarded; Child = P, P = Parents.getParent(P))
+        if (const auto *If = dyn_cast<IfStmt>(P))
+          Guarded = If->getThen() == Child && IsThreadZero(If->getCond());
+      if (!Guarded)
+        return "the store to '" + A.Base + "[" + A.Index + "]' at " +
+               str(A.Loc) +
+               " is not under 'if (threadIdx.x == 0)': the kernel writes "
+               "as it reads (reductions-only=true streams reductions)";
+    }
+    if (!Any)
+      return std::string("the kernel has no store to a pointer parameter "
+                         "(reductions-only=true streams reductions)");
+    return std::nullopt;
+  }
+
   void runOnKernel(KernelContext &KC) override {
     const KernelInfo &K = KC.kernel();
     ASTContext &AC = KC.deviceContext();
@@ -232,6 +270,12 @@ class StreamingLoadsPass : public KernelPass<StreamingLoadsOptions> {
     }
     const Stmt *Body = K.Decl->getBody();
     ParentMap Parents(const_cast<Stmt *>(Body));
+    if (options().ReductionsOnly)
+      if (std::optional<std::string> Why =
+              whyNotOneThreadStores(K, Parents, AC)) {
+        KC.missed("loads not streamed: " + *Why);
+        return;
+      }
     for (const ParamInfo &P : K.Params) {
       if (!P.IsPointer || !P.Decl)
         continue;
