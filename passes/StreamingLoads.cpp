@@ -33,7 +33,11 @@
 //   * is of an element type `__ldcs` has an overload for, and used as a
 //     value (not bound to a reference).
 // A pointer that is also written, escapes, or has an element whose address
-// is taken keeps its plain loads.
+// is taken keeps its plain loads. With reductions-only=true (what -O runs)
+// only kernels whose every store to a pointer parameter lies under
+// `if (threadIdx.x == 0)` are rewritten: where the hint was measured
+// faster (row sums, argmax), not where a row is written back (rmsnorm,
+// layernorm: 0.89x, 0.92x).
 //
 //===----------------------------------------------------------------------===//
 
