@@ -1,0 +1,263 @@
+//===- StagedLoads.cpp - 16-byte loads that keep each thread's elements ---===//
+//
+// A block-stride loop that carries state (a floating-point partial sum)
+// cannot be vectorized exactly: giving each thread W consecutive elements
+// changes which thread adds which element. This pass keeps every thread's
+// elements and their order and changes only how they reach it: the block
+// loads a chunk of U * W * B elements (B threads, W elements of 16 bytes,
+// U vectors a thread) as 16-byte vectors into shared memory, then each
+// thread reads its own elements back, k * B + t for k = 0 .. U*W-1, which
+// is the original's sequence t, t + B, t + 2B, ... chunk after chunk. A
+// scalar tail loop continues the sequence; the original loop runs when a
+// pointer is not aligned or blockDim.x is not the launches' block size.
+//
+//   for (int j = threadIdx.x; j < n; j += blockDim.x)
+//     sum += x[row * n + j];
+// becomes
+//   __shared__ uint4 kopt_stage_x[U * B];
+//   if (aligned(x + row * n) && blockDim.x == B) {
+//     for (int kopt_c = 0; kopt_c < n / (U * W * B); ++kopt_c) {
+//       __syncthreads();                       // the last chunk is consumed
+//       for (u < U) kopt_stage_x[u * B + t] = ((const uint4 *)(x + row *
+//       n))[(kopt_c * U + u) * B + t];
+//       __syncthreads();
+//       for (k < U * W) { const int j = kopt_c * U * W * B + k * B + t;
+//                         sum += ((const T *)kopt_stage_x)[k * B + t]; }
+//     }
+//     for (int j = n / (U * W * B) * (U * W * B) + t; j < n; j += blockDim.x)
+//       sum += x[row * n + j];
+//   } else { the original loop }
+//
+// Legality, each failure a missed remark:
+//   * a block-stride loop `for (T j = threadIdx.x; j < n; j += blockDim.x)`
+//     with a uniform bound, in uniform control flow (the barriers it adds
+//     must be reached by every thread, the same number of times);
+//   * its element-wise accesses are the ones vectorize-loads would carry
+//     (planVectorAccesses: `p[off + j]`, all or none, types, aliasing) and
+//     are all reads, and the loop body stores nothing (a staged element is
+//     read before the body's stores of earlier elements would have run);
+//   * every launch of the kernel is in the file with one constant 1-D
+//     block size (the shared buffer's size); blockDim.x is checked again at
+//     run time;
+//   * not a template, no kopt_ names, nothing in a macro.
+// The shared memory added is U * B * 16 bytes per staged pointer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Options.h"
+#include "SourceLayout.h"
+#include "kopt/Analysis/ElementwiseLoop.h"
+#include "kopt/Analysis/ReductionTree.h"
+#include "kopt/Pass/Pass.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace llvm;
+
+namespace kopt {
+
+namespace {
+
+/// An unsigned type of Bytes bytes that moves the elements as raw bits.
+const char *rawCarrier(unsigned Bytes) {
+  switch (Bytes) {
+  case 16:
+    return "uint4";
+  case 8:
+    return "uint2";
+  case 4:
+    return "unsigned int";
+  default:
+    return "unsigned short";
+  }
+}
+
+/// A store to (or address taken of) a pointer parameter's element in S.
+bool storesIn(const Stmt *S, const KernelInfo &K, const ASTContext &AC) {
+  const SourceManager &SM = AC.getSourceManager();
+  for (const AccessInfo &A : K.Accesses)
+    if ((A.writes() || A.K == AccessInfo::AddressOf) && A.Expr) {
+      SourceLocation L = A.Expr->getBeginLoc();
+      if (!SM.isBeforeInTranslationUnit(L, S->getBeginLoc()) &&
+          !SM.isBeforeInTranslationUnit(S->getEndLoc(), L))
+        return true;
+    }
+  return false;
+}
+
+class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
+  void runOnKernel(KernelContext &KC) override {
+    const KernelInfo &K = KC.kernel();
+    if (K.IsTemplate)
+      return KC.missed("loads not staged: template kernels are not handled");
+    for (const LoopInfo &L : K.Loops)
+      if (L.K == LoopInfo::BlockStride && L.For)
+        stageLoop(KC, L);
+  }
+
+  void stageLoop(KernelContext &KC, const LoopInfo &L) {
+    PassContext &Ctx = KC.pass();
+    const KernelInfo &K = KC.kernel();
+    ASTContext &AC = KC.deviceContext();
+    StringRef Code = Ctx.source().Code;
+    auto Missed = [&](const Twine &Why) {
+      KC.missed(L.Loc, "block-stride loop not staged: " + Why);
+    };
+    std::optional<CountedLoop> CL = matchCountedLoop(L.For);
+    if (!CL || !isa<DeclStmt>(L.For->getInit()) || CL->Inclusive ||
+        !isThreadIdxX(CL->Init, K.Decl->getBody()) || !CL->Step ||
+        !isBuiltin(stripCasts(CL->Step), BuiltinVar::BlockDim, 0))
+      return Missed("it is not 'for (T j = threadIdx.x; j < n; j += "
+                    "blockDim.x)'");
+    unsigned U = options().Vectors;
+    if (U < 1 || U > 8)
+      return Missed("vectors=" + Twine(U) + " is not between 1 and 8");
+    ElementRegion R;
+    R.Var = CL->Var;
+    R.Body = L.For->getBody();
+    R.Bound = CL->Bound;
+    Decision<VectorPlan> Plan =
+        planVectorAccesses(K, R, AC, std::nullopt, /*AllowCarried=*/true);
+    if (auto *Why = std::get_if<Refusal>(&Plan))
+      return Missed(Why->Message);
+    const VectorPlan &P = std::get<VectorPlan>(Plan);
+    for (const VectorPointer &V : P.Pointers)
+      if (V.Writes)
+        return Missed("'" + V.Param->Name +
+                      "' is written element-wise; only loads are staged");
+    if (storesIn(R.Body, K, AC))
+      return Missed("the loop stores to global memory; a staged element "
+                    "is read before the stores of the elements before it");
+    if (std::optional<Refusal> Why =
+            checkUniformControl(K.Decl, L.For, "the loop", AC))
+      return Missed(Why->Message + " (the staging adds barriers)");
+    auto Sizes = warpMultipleBlockSizes(Ctx.info(), K);
+    if (auto *Why = std::get_if<std::string>(&Sizes))
+      return Missed(*Why);
+    const std::set<int64_t> &S = std::get<std::set<int64_t>>(Sizes);
+    if (S.size() != 1)
+      return Missed("the launches use " + Twine(S.size()) +
+                    " block sizes; the shared buffer is sized for one");
+    int64_t B = *S.begin();
+    for (const VectorPointer &V : P.Pointers)
+      if (StringRef(V.Param->Name).starts_with("kopt_"))
+        return Missed("'" + V.Param->Name + "' starts with 'kopt_'");
+    if (!isRewritable(L.For->getSourceRange(), AC))
+      return Missed("it is written in a macro");
+    std::optional<std::pair<unsigned, unsigned>> LoopAt =
+        stmtOffsets(L.For, AC);
+    std::optional<std::pair<unsigned, unsigned>> BodyAt =
+        stmtOffsets(R.Body, AC);
+    if (!LoopAt || !BodyAt)
+      return Missed("it is written in a macro");
+
+    // The element loop's body, each access read from the stage.
+    std::vector<std::tuple<unsigned, unsigned, std::string>> Replacements;
+    for (const VectorPointer &V : P.Pointers)
+      for (const ArraySubscriptExpr *E : V.Accesses) {
+        std::optional<std::pair<unsigned, unsigned>> Off = exprOffsets(E, AC);
+        if (!Off || Off->first < BodyAt->first || Off->second > BodyAt->second)
+          return Missed("an access to '" + V.Param->Name +
+                        "' is written in a macro");
+        Replacements.emplace_back(Off->first, Off->second - Off->first,
+                                  "reinterpret_cast<const " + V.Element +
+                                      " *>(kopt_stage_" + V.Param->Name +
+                                      ")[kopt_k * " + std::to_string(B) +
+                                      " + threadIdx.x]");
+      }
+    unsigned Begin = BodyAt->first, End = BodyAt->second;
+    if (const auto *CS = dyn_cast<CompoundStmt>(R.Body)) {
+      const SourceManager &SM = AC.getSourceManager();
+      Begin = SM.getFileOffset(CS->getLBracLoc()) + 1;
+      End = SM.getFileOffset(CS->getRBracLoc());
+    }
+    std::string Body =
+        StringRef(splice(Code, Begin, End, Replacements)).trim().str();
+    if (Body.empty())
+      Body = ";";
+
+    std::string In = indentAt(Code, LoopAt->first);
+    std::string I1 = In + "  ", I2 = In + "    ", I3 = In + "      ",
+                I4 = In + "        ";
+    PrintingPolicy PP(AC.getLangOpts());
+    std::string IndexType =
+        R.Var->getType().getUnqualifiedType().getAsString(PP);
+    std::string Var = R.Var->getNameAsString();
+    std::string Bound = sourceText(CL->Bound->getSourceRange(), AC);
+    std::string Chunk = std::to_string(U * P.Width * B);
+    std::string Bs = std::to_string(B), Us = std::to_string(U);
+    std::string BodyIndent = indentAt(Code, BodyAt->first);
+    if (isa<CompoundStmt>(R.Body) && !R.Body->children().empty())
+      BodyIndent = indentAt(Code, AC.getSourceManager().getFileOffset(
+                                      (*R.Body->child_begin())->getBeginLoc()));
+    std::string Extra = I4.size() > BodyIndent.size()
+                            ? I4.substr(BodyIndent.size())
+                            : std::string();
+    std::string Deeper = I2.substr(In.size());
+    std::string Original =
+        reindent(Code.slice(LoopAt->first, LoopAt->second), Deeper);
+    std::string ScalarBody =
+        (isa<CompoundStmt>(R.Body) ? " " : "\n" + I3) +
+        reindent(Code.slice(BodyAt->first, BodyAt->second), Deeper);
+
+    std::string Decls, Check, Loads;
+    for (const VectorPointer &V : P.Pointers) {
+      unsigned Bytes = P.Width * V.ElementBytes;
+      std::string Carrier = rawCarrier(Bytes);
+      std::string Stage = "kopt_stage_" + V.Param->Name;
+      Decls += I1 + "__shared__ " + Carrier + " " + Stage + "[" +
+               std::to_string(U * B) + "];\n";
+      Check += "reinterpret_cast<unsigned long long>(" + V.base() + ") % " +
+               std::to_string(Bytes) + " == 0 &&\n" + I1 + "    ";
+      Loads += I4 + Stage + "[kopt_u * " + Bs + " + threadIdx.x] =\n" + I4 +
+               "    reinterpret_cast<const " + Carrier + " *>(" + V.base() +
+               ")[(kopt_c * " + Us + " + kopt_u) * " + Bs +
+               " + threadIdx.x];\n";
+    }
+    std::string IndexDecl;
+    if (countReferences(R.Body, R.Var) > Replacements.size())
+      IndexDecl = I4 + "const " + IndexType + " " + Var + " = kopt_c * " +
+                  Chunk + " + kopt_k * " + Bs + " + threadIdx.x;\n";
+
+    std::string Text =
+        "{\n" + I1 + "// kopt staged-loads: " + Us + " x " +
+        std::to_string(P.Width) + " elements per thread as vector loads " +
+        "into shared memory; each\n" + I1 +
+        "// thread then takes its own elements in the original order.\n" +
+        Decls + I1 + "const auto kopt_n = " + Bound + ";\n" + I1 + "if (" +
+        Check + "blockDim.x == " + Bs + ") {\n" + I2 + "for (" + IndexType +
+        " kopt_c = 0; kopt_c < kopt_n / " + Chunk + "; ++kopt_c) {\n" + I3 +
+        "__syncthreads();\n" + "#pragma unroll\n" + I3 +
+        "for (int kopt_u = 0; kopt_u < " + Us + "; ++kopt_u) {\n" + Loads + I3 +
+        "}\n" + I3 + "__syncthreads();\n" + "#pragma unroll\n" + I3 +
+        "for (int kopt_k = 0; kopt_k < " + std::to_string(U * P.Width) +
+        "; ++kopt_k) {\n" + IndexDecl + I4 + reindent(Body, Extra) + "\n" + I3 +
+        "}\n" + I2 + "}\n" + I2 + "for (" + IndexType + " " + Var +
+        " = kopt_n / " + Chunk + " * " + Chunk + " + threadIdx.x; " + Var +
+        " < kopt_n; " + Var + " += blockDim.x)" + ScalarBody + "\n" + I1 +
+        "} else {\n" + I2 + Original + "\n" + I1 + "}\n" + In + "}";
+    if (Error E = Ctx.edits().replaceChars(
+            LoopAt->first, LoopAt->second - LoopAt->first, Text))
+      return Missed(toString(std::move(E)));
+    std::string Names;
+    for (const VectorPointer &V : P.Pointers)
+      Names += (Names.empty() ? "'" : ", '") + V.Param->Name + "'";
+    KC.applied(L.Loc, "staged " + Names + " through shared memory as " +
+                          "vector loads (" + Us + " per thread, blocks of " +
+                          Bs + " threads); each thread reads its own " +
+                          "elements in the original order");
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createStagedLoadsPass() {
+  return std::make_unique<StagedLoadsPass>();
+}
+
+} // namespace kopt

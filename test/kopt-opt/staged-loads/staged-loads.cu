@@ -1,0 +1,140 @@
+// staged-loads: a block-stride loop's elements reach each thread through
+// 16-byte loads into shared memory, in the original order.
+// RUN: kopt-opt %s -passes=staged-loads -Rpass=staged-loads -Rpass-missed=staged-loads -o %t.cu 2>&1 | FileCheck %s
+// RUN: FileCheck %s --check-prefix=OUT < %t.cu
+// RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
+// A second run changes nothing: the staged loops are no longer of the shape.
+// RUN: kopt-opt %t.cu -passes=staged-loads -o %t.again.cu
+// RUN: diff %t.cu %t.again.cu
+// RUN: kopt-opt %s -passes='staged-loads{vectors=2}' -o - | FileCheck %s --check-prefix=TWO
+// RUN: kopt-opt %s -passes='staged-loads{vectors=9}' -Rpass-missed=staged-loads -o /dev/null 2>&1 | FileCheck %s --check-prefix=NINE
+// REQUIRES: filecheck
+#include <cuda_bf16.h>
+
+// CHECK-DAG: staged-loads.cu:[[@LINE+5]]:3: remark: staged 'x' through shared memory as vector loads (4 per thread, blocks of 128 threads); each thread reads its own elements in the original order [-Rpass=staged-loads]
+__global__ void row_sum(const __nv_bfloat16 *x, float *out, int n) {
+  __shared__ float partial[128];
+  const int row = blockIdx.x;
+  float s = 0.0f;
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    float v = __bfloat162float(x[row * n + j]);
+    s += v * (j % 2 ? 1.0f : -1.0f);
+  }
+  partial[threadIdx.x] = s;
+  __syncthreads();
+  for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+    if (threadIdx.x < k)
+      partial[threadIdx.x] += partial[threadIdx.x + k];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[row] = partial[0];
+}
+// OUT-LABEL: __global__ void row_sum(
+// OUT:      __shared__ uint4 kopt_stage_x[512];
+// OUT-NEXT: const auto kopt_n = n;
+// OUT-NEXT: if (reinterpret_cast<unsigned long long>(x + (row * n)) % 16 == 0 &&
+// OUT-NEXT:     blockDim.x == 128) {
+// OUT-NEXT:   for (int kopt_c = 0; kopt_c < kopt_n / 4096; ++kopt_c) {
+// OUT-NEXT:     __syncthreads();
+// OUT:          kopt_stage_x[kopt_u * 128 + threadIdx.x] =
+// OUT-NEXT:         reinterpret_cast<const uint4 *>(x + (row * n))[(kopt_c * 4 + kopt_u) * 128 + threadIdx.x];
+// OUT:          __syncthreads();
+// OUT:          for (int kopt_k = 0; kopt_k < 32; ++kopt_k) {
+// OUT-NEXT:       const int j = kopt_c * 4096 + kopt_k * 128 + threadIdx.x;
+// OUT-NEXT:       float v = __bfloat162float(reinterpret_cast<const __nv_bfloat16 *>(kopt_stage_x)[kopt_k * 128 + threadIdx.x]);
+// OUT:        for (int j = kopt_n / 4096 * 4096 + threadIdx.x; j < kopt_n; j += blockDim.x) {
+// OUT:      } else {
+// OUT-NEXT:   for (int j = threadIdx.x; j < n; j += blockDim.x) {
+// TWO: __shared__ uint4 kopt_stage_x[256];
+// TWO: for (int kopt_c = 0; kopt_c < kopt_n / 2048; ++kopt_c) {
+// NINE: remark: block-stride loop not staged: vectors=9 is not between 1 and 8
+
+// Two pointers of different widths: a float and a double each get a stage.
+// CHECK-DAG: staged-loads.cu:[[@LINE+3]]:3: remark: staged 'a', 'b' through shared memory as vector loads (4 per thread, blocks of 64 threads)
+__global__ void dot(const float *a, const double *b, double *out, int n) {
+  double s = 0.0;
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    s += a[j] * b[j];
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = s;
+}
+// OUT-LABEL: __global__ void dot(
+// OUT: __shared__ uint2 kopt_stage_a[256];
+// OUT: __shared__ uint4 kopt_stage_b[256];
+
+// The loop writes its elements back: a staged element would be read before
+// an earlier element's store.
+// CHECK-DAG: staged-loads.cu:[[@LINE+2]]:3: remark: block-stride loop not staged: 'x' is written element-wise; only loads are staged [-Rpass-missed=staged-loads]
+__global__ void scale(float *__restrict__ x, int n) {
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    x[j] = 2.0f * x[j];
+}
+
+// A store that is not element-wise.
+// CHECK-DAG: staged-loads.cu:[[@LINE+2]]:3: remark: block-stride loop not staged: the store to 'hist[{{.*}}]' is not element-wise
+__global__ void histogram(const int *x, int *hist, int n) {
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    hist[x[j] & 15] += 1;
+}
+
+// Some threads skip the loop: the barriers would hang.
+// CHECK-DAG: staged-loads.cu:[[@LINE+4]]:5: remark: block-stride loop not staged: the loop is inside 'if (flag) {{.*}}' at [[@LINE+3]]:3: threads may not all reach it (the staging adds barriers) [-Rpass-missed=staged-loads]
+__global__ void guarded(const float *x, float *out, int n, bool flag) {
+  float s = 0.0f;
+  if (flag)
+    for (int j = threadIdx.x; j < n; j += blockDim.x)
+      s += x[j];
+  out[threadIdx.x] = s;
+}
+
+// Two block sizes: the shared buffer is sized for one.
+// CHECK-DAG: staged-loads.cu:[[@LINE+3]]:3: remark: block-stride loop not staged: the launches use 2 block sizes; the shared buffer is sized for one [-Rpass-missed=staged-loads]
+__global__ void two_sizes(const float *x, float *out, int n) {
+  float s = 0.0f;
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    s += x[j];
+  out[threadIdx.x] = s;
+}
+
+// A block size only known at run time.
+// CHECK-DAG: staged-loads.cu:[[@LINE+3]]:3: remark: block-stride loop not staged: the block size 'threads' of the launch at {{[0-9]+}}:3 is not a compile-time constant [-Rpass-missed=staged-loads]
+__global__ void runtime_size(const float *x, float *out, int n) {
+  float s = 0.0f;
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    s += x[j];
+  out[threadIdx.x] = s;
+}
+
+// Starting elsewhere than threadIdx.x.
+// CHECK-DAG: staged-loads.cu:[[@LINE+3]]:3: remark: block-stride loop not staged: it is not 'for (T j = threadIdx.x; j < n; j += blockDim.x)' [-Rpass-missed=staged-loads]
+__global__ void offset_start(const float *x, float *out, int n) {
+  float s = 0.0f;
+  for (int j = threadIdx.x + 1; j < n; j += blockDim.x)
+    s += x[j];
+  out[threadIdx.x] = s;
+}
+
+template <typename T>
+__global__ void templated(const T *x, T *out, int n) {
+  T s = 0;
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    s += x[j];
+  out[threadIdx.x] = s;
+}
+// CHECK-DAG: remark: loads not staged: template kernels are not handled [-Rpass-missed=staged-loads]
+
+void launch(const __nv_bfloat16 *xb, const float *x, const double *d,
+            float *f, double *o, int *hist, const int *xi, int n, int threads,
+            bool flag) {
+  row_sum<<<8, 128>>>(xb, f, n);
+  dot<<<1, 64>>>(x, d, o, n);
+  scale<<<1, 256>>>(f, n);
+  histogram<<<1, 256>>>(xi, hist, n);
+  guarded<<<1, 256>>>(x, f, n, flag);
+  two_sizes<<<1, 128>>>(x, f, n);
+  two_sizes<<<1, 256>>>(x, f, n);
+  runtime_size<<<1, threads>>>(x, f, n);
+  offset_start<<<1, 256>>>(x, f, n);
+  templated<float><<<1, 256>>>(x, f, n);
+}
