@@ -6,12 +6,12 @@
 // A second run changes nothing: the staged loops are no longer of the shape.
 // RUN: kopt-opt %t.cu -passes=staged-loads -o %t.again.cu
 // RUN: diff %t.cu %t.again.cu
-// RUN: kopt-opt %s -passes='staged-loads{vectors=2}' -o - | FileCheck %s --check-prefix=TWO
+// RUN: kopt-opt %s -passes='staged-loads{vectors=4}' -o - | FileCheck %s --check-prefix=FOUR
 // RUN: kopt-opt %s -passes='staged-loads{vectors=9}' -Rpass-missed=staged-loads -o /dev/null 2>&1 | FileCheck %s --check-prefix=NINE
 // REQUIRES: filecheck
 #include <cuda_bf16.h>
 
-// CHECK-DAG: staged-loads.cu:[[@LINE+5]]:3: remark: staged 'x' through shared memory as vector loads (4 per thread, blocks of 128 threads); each thread reads its own elements in the original order [-Rpass=staged-loads]
+// CHECK-DAG: staged-loads.cu:[[@LINE+5]]:3: remark: staged 'x' through shared memory as vector loads (2 per thread, blocks of 128 threads); each thread reads its own elements in the original order [-Rpass=staged-loads]
 __global__ void row_sum(const __nv_bfloat16 *x, float *out, int n) {
   __shared__ float partial[128];
   const int row = blockIdx.x;
@@ -31,27 +31,27 @@ __global__ void row_sum(const __nv_bfloat16 *x, float *out, int n) {
     out[row] = partial[0];
 }
 // OUT-LABEL: __global__ void row_sum(
-// OUT:      __shared__ uint4 kopt_stage_x[512];
+// OUT:      __shared__ uint4 kopt_stage_x[256];
 // OUT-NEXT: const auto kopt_n = n;
 // OUT-NEXT: if (reinterpret_cast<unsigned long long>(x + (row * n)) % 16 == 0 &&
 // OUT-NEXT:     blockDim.x == 128) {
-// OUT-NEXT:   for (int kopt_c = 0; kopt_c < kopt_n / 4096; ++kopt_c) {
+// OUT-NEXT:   for (int kopt_c = 0; kopt_c < kopt_n / 2048; ++kopt_c) {
 // OUT-NEXT:     __syncthreads();
 // OUT:          kopt_stage_x[kopt_u * 128 + threadIdx.x] =
-// OUT-NEXT:         reinterpret_cast<const uint4 *>(x + (row * n))[(kopt_c * 4 + kopt_u) * 128 + threadIdx.x];
+// OUT-NEXT:         reinterpret_cast<const uint4 *>(x + (row * n))[(kopt_c * 2 + kopt_u) * 128 + threadIdx.x];
 // OUT:          __syncthreads();
-// OUT:          for (int kopt_k = 0; kopt_k < 32; ++kopt_k) {
-// OUT-NEXT:       const int j = kopt_c * 4096 + kopt_k * 128 + threadIdx.x;
+// OUT:          for (int kopt_k = 0; kopt_k < 16; ++kopt_k) {
+// OUT-NEXT:       const int j = kopt_c * 2048 + kopt_k * 128 + threadIdx.x;
 // OUT-NEXT:       float v = __bfloat162float(reinterpret_cast<const __nv_bfloat16 *>(kopt_stage_x)[kopt_k * 128 + threadIdx.x]);
-// OUT:        for (int j = kopt_n / 4096 * 4096 + threadIdx.x; j < kopt_n; j += blockDim.x) {
+// OUT:        for (int j = kopt_n / 2048 * 2048 + threadIdx.x; j < kopt_n; j += blockDim.x) {
 // OUT:      } else {
 // OUT-NEXT:   for (int j = threadIdx.x; j < n; j += blockDim.x) {
-// TWO: __shared__ uint4 kopt_stage_x[256];
-// TWO: for (int kopt_c = 0; kopt_c < kopt_n / 2048; ++kopt_c) {
+// FOUR: __shared__ uint4 kopt_stage_x[512];
+// FOUR: for (int kopt_c = 0; kopt_c < kopt_n / 4096; ++kopt_c) {
 // NINE: remark: block-stride loop not staged: vectors=9 is not between 1 and 8
 
 // Two pointers of different widths: a float and a double each get a stage.
-// CHECK-DAG: staged-loads.cu:[[@LINE+3]]:3: remark: staged 'a', 'b' through shared memory as vector loads (4 per thread, blocks of 64 threads)
+// CHECK-DAG: staged-loads.cu:[[@LINE+3]]:3: remark: staged 'a', 'b' through shared memory as vector loads (2 per thread, blocks of 64 threads)
 __global__ void dot(const float *a, const double *b, double *out, int n) {
   double s = 0.0;
   for (int j = threadIdx.x; j < n; j += blockDim.x)
@@ -60,8 +60,8 @@ __global__ void dot(const float *a, const double *b, double *out, int n) {
     out[blockIdx.x] = s;
 }
 // OUT-LABEL: __global__ void dot(
-// OUT: __shared__ uint2 kopt_stage_a[256];
-// OUT: __shared__ uint4 kopt_stage_b[256];
+// OUT: __shared__ uint2 kopt_stage_a[128];
+// OUT: __shared__ uint4 kopt_stage_b[128];
 
 // The loop writes its elements back: a staged element would be read before
 // an earlier element's store.
