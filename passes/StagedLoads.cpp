@@ -34,8 +34,10 @@
 //     must be reached by every thread, the same number of times);
 //   * its element-wise accesses are the ones vectorize-loads would carry
 //     (planVectorAccesses: `p[off + j]`, all or none, types, aliasing) and
-//     are all reads, and the loop body stores nothing (a staged element is
-//     read before the body's stores of earlier elements would have run);
+//     are all reads, and the loop body writes nothing but local variables:
+//     no store, no call outside CUDA's and the C library's headers or with
+//     a pointer argument (atomics), no inline assembly (a staged element
+//     is read before the writes of the iterations before it);
 //   * every launch of the kernel is in the file with one constant 1-D
 //     block size (the shared buffer's size); blockDim.x is checked again at
 //     run time;
@@ -77,17 +79,42 @@ const char *rawCarrier(unsigned Bytes) {
   }
 }
 
-/// A store to (or address taken of) a pointer parameter's element in S.
-bool storesIn(const Stmt *S, const KernelInfo &K, const ASTContext &AC) {
+/// What in Body may write memory: a write to anything but a local
+/// variable, a call of a function not declared by CUDA's or the C
+/// library's headers or with a pointer argument (atomics), inline
+/// assembly. A staged element is read before such a write of an earlier
+/// element would have run, so none may be there.
+std::optional<std::string> whyBodyMayStore(const Stmt *Body, ASTContext &AC) {
+  std::optional<std::string> Why;
   const SourceManager &SM = AC.getSourceManager();
-  for (const AccessInfo &A : K.Accesses)
-    if ((A.writes() || A.K == AccessInfo::AddressOf) && A.Expr) {
-      SourceLocation L = A.Expr->getBeginLoc();
-      if (!SM.isBeforeInTranslationUnit(L, S->getBeginLoc()) &&
-          !SM.isBeforeInTranslationUnit(S->getEndLoc(), L))
-        return true;
+  forEachSubStmt(Body, [&](const Stmt *S) {
+    if (Why)
+      return;
+    if (isa<AsmStmt>(S)) {
+      Why = "the loop has inline assembly";
+      return;
     }
-  return false;
+    if (std::optional<WriteOf> W = writeOf(S)) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(W->Target->IgnoreParenImpCasts());
+      const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+      if (!V || !V->hasLocalStorage() || V->getType()->isReferenceType())
+        Why = "the loop writes '" +
+              oneLine(sourceText(W->Target->getSourceRange(), AC)) +
+              "', not a local variable";
+      return;
+    }
+    if (const auto *C = dyn_cast<CallExpr>(S)) {
+      const FunctionDecl *F = C->getDirectCallee();
+      bool PointerArg = llvm::any_of(C->arguments(), [](const Expr *A) {
+        return A->IgnoreParenImpCasts()->getType()->isPointerType();
+      });
+      if (!F || PointerArg || !SM.isInSystemHeader(F->getLocation()))
+        Why = "the loop calls '" +
+              oneLine(sourceText(C->getCallee()->getSourceRange(), AC)) +
+              "', which may write memory";
+    }
+  });
+  return Why;
 }
 
 class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
@@ -130,9 +157,9 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
       if (V.Writes)
         return Missed("'" + V.Param->Name +
                       "' is written element-wise; only loads are staged");
-    if (storesIn(R.Body, K, AC))
-      return Missed("the loop stores to global memory; a staged element "
-                    "is read before the stores of the elements before it");
+    if (std::optional<std::string> Why = whyBodyMayStore(R.Body, AC))
+      return Missed(*Why + "; a staged element is read before the writes "
+                           "of the iterations before it");
     if (std::optional<Refusal> Why =
             checkUniformControl(K.Decl, L.For, "the loop", AC))
       return Missed(Why->Message + " (the staging adds barriers)");

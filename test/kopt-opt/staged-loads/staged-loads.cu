@@ -78,6 +78,24 @@ __global__ void histogram(const int *x, int *hist, int n) {
     hist[x[j] & 15] += 1;
 }
 
+// An atomic may write what a later iteration reads.
+// CHECK-DAG: staged-loads.cu:[[@LINE+2]]:3: remark: block-stride loop not staged: the loop calls 'atomicAdd', which may write memory; a staged element is read before the writes of the iterations before it [-Rpass-missed=staged-loads]
+__global__ void atomics(const float *x, float *total, int n) {
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    atomicAdd(total, x[j]);
+}
+
+// A store through a local pointer.
+// CHECK-DAG: staged-loads.cu:[[@LINE+4]]:3: remark: block-stride loop not staged: the loop writes '*o', not a local variable; {{.*}}
+__global__ void via_local(const float *x, float *out, int n) {
+  float *o = out + blockIdx.x;
+  float s = 0.0f;
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    s += x[j];
+    *o = s;
+  }
+}
+
 // Some threads skip the loop: the barriers would hang.
 // CHECK-DAG: staged-loads.cu:[[@LINE+4]]:5: remark: block-stride loop not staged: the loop is inside 'if (flag) {{.*}}' at [[@LINE+3]]:3: threads may not all reach it (the staging adds barriers) [-Rpass-missed=staged-loads]
 __global__ void guarded(const float *x, float *out, int n, bool flag) {
@@ -137,4 +155,6 @@ void launch(const __nv_bfloat16 *xb, const float *x, const double *d,
   runtime_size<<<1, threads>>>(x, f, n);
   offset_start<<<1, 256>>>(x, f, n);
   templated<float><<<1, 256>>>(x, f, n);
+  atomics<<<1, 256>>>(x, f, n);
+  via_local<<<4, 256>>>(x, f, n);
 }
