@@ -77,9 +77,8 @@ std::vector<const VarDecl *> localsIn(const Stmt *S, ASTContext &Ctx) {
   return Vars;
 }
 
-/// Matches an element-wise index: `i`, `off + i` or `i + off`, where off
-/// is the same for all threads and loop iterations and is computed before
-/// Body (its carrier is loaded there). Sets Offset to off, or nullptr.
+} // namespace
+
 bool matchElementIndex(const Expr *Index, const VarDecl *Var, const Stmt *Body,
                        const FunctionDecl *Kernel, ASTContext &Ctx,
                        const Expr *&Offset) {
@@ -109,6 +108,8 @@ bool matchElementIndex(const Expr *Index, const VarDecl *Var, const Stmt *Body,
   Offset = Off;
   return true;
 }
+
+namespace {
 
 /// Local variables declared outside Body that Body writes: state carried
 /// from one element to the next (an accumulator, a "last seen" value).

@@ -71,6 +71,15 @@ struct VectorPlan {
 /// whole kernel body.
 std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K);
 
+/// Whether Index is element-wise in Var: `i`, `off + i` or `i + off`, where
+/// off is the same for all threads and loop iterations and its variables
+/// are declared before Body and not modified in it. Sets Offset to off, or
+/// nullptr for `i`.
+bool matchElementIndex(const clang::Expr *Index, const clang::VarDecl *Var,
+                       const clang::Stmt *Body,
+                       const clang::FunctionDecl *Kernel,
+                       clang::ASTContext &Ctx, const clang::Expr *&Offset);
+
 /// Whether R can be vectorized and how: the element-wise pointers, their
 /// element types and the vector width (Width, or 16 bytes' worth), or why
 /// not. AllowCarried allows state carried from element to element (the

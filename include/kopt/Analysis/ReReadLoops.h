@@ -1,11 +1,12 @@
 //===- ReReadLoops.h - Elements a later loop reads again --------*- C++ -*-===//
 //
-// The analysis behind register-cache: sibling block-stride loops of one
-// compound statement where a later loop (B) reads global elements an
-// earlier one (A) read, at the same index for the same loop variable, from
-// a __restrict__ pointer the kernel only reads. Such elements can be kept
-// in registers between the loops. The legality rules are in
-// passes/RegisterCache.cpp and docs/passes.md.
+// The analysis behind register-cache and shared-cache: sibling
+// block-stride loops of one compound statement where a later loop (B) reads
+// global elements an earlier one (A) read, at the same index for the same
+// loop variable, from a __restrict__ pointer the kernel only reads. Such
+// elements can be kept in registers or shared memory between the loops. The
+// legality rules are in passes/RegisterCache.cpp, passes/SharedCache.cpp
+// and docs/passes.md.
 //
 //===----------------------------------------------------------------------===//
 
