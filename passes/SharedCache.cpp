@@ -67,6 +67,8 @@ namespace kopt {
 
 namespace {
 
+/// Vectors each thread loads before storing them into the cache.
+constexpr unsigned CopyBatch = 4;
 /// Static shared memory a block may use without opting in.
 constexpr uint64_t StaticSharedLimit = 48 * 1024;
 
@@ -291,8 +293,13 @@ class SharedCachePass : public KernelPass<SharedCacheOptions> {
     std::set<std::string> Names = namesUsedIn(K.Decl, AC);
     for (Row &R : Rows)
       R.Buffer = freshName(Names, "kopt_row_" + R.Load.BaseName);
-    std::string Flag = freshName(Names, "kopt_shared");
-    std::string V = freshName(Names, "kopt_v"), J = freshName(Names, "kopt_j");
+    CopyNames C;
+    C.Flag = freshName(Names, "kopt_shared");
+    C.Chunk = freshName(Names, "kopt_c");
+    C.Unit = freshName(Names, "kopt_u");
+    C.Regs = freshName(Names, "kopt_r");
+    C.Vector = freshName(Names, "kopt_v");
+    C.Tail = freshName(Names, "kopt_j");
 
     std::vector<const ForStmt *> Loops{G.A};
     Loops.insert(Loops.end(), G.Bs.begin(), G.Bs.end());
@@ -306,10 +313,10 @@ class SharedCachePass : public KernelPass<SharedCacheOptions> {
                " could not be rewritten (a macro, or another form of the "
                "cached access)";
       std::string In = indentAt(Code, At->first);
-      std::string Text =
-          Loop == G.A ? copyText(Rows, G, *CL, Capacity, Flag, V, J, In, AC)
-                      : std::string();
-      Text += "if (" + Flag + ") {\n" + In + "  " +
+      std::string Text = Loop == G.A
+                             ? copyText(Rows, G, *CL, Capacity, C, In, AC)
+                             : std::string();
+      Text += "if (" + C.Flag + ") {\n" + In + "  " +
               reindent(splice(Code, At->first, At->second, *Repl), "  ") +
               "\n" + In + "} else {\n" + In + "  " +
               reindent(Code.slice(At->first, At->second), "  ") + "\n" + In +
@@ -340,44 +347,69 @@ class SharedCachePass : public KernelPass<SharedCacheOptions> {
 
   /// The declarations, the copy and its barrier, placed before the first
   /// loop (at indentation In).
+  /// Fresh names of the copy's loops.
+  struct CopyNames {
+    std::string Flag, Chunk, Unit, Regs, Vector, Tail;
+  };
+
+  /// The declarations, the copy and its barrier, placed before the first
+  /// loop (at indentation In). Each thread loads CopyBatch vectors into
+  /// registers before it stores them: a loop that stores each vector as it
+  /// arrives keeps one load in flight (rmsnorm_bf16: 79% of the copy
+  /// bandwidth against 82%).
   static std::string copyText(const std::vector<Row> &Rows,
                               const ReReadGroup &G, const CountedLoop &CL,
-                              uint64_t Capacity, const std::string &Flag,
-                              const std::string &V, const std::string &J,
+                              uint64_t Capacity, const CopyNames &C,
                               const std::string &In, ASTContext &AC) {
     PrintingPolicy PP(AC.getLangOpts());
     PP.SuppressTagKeyword = true;
-    std::string IndexType =
-        CL.Var->getType().getUnqualifiedType().getAsString(PP);
+    std::string T = CL.Var->getType().getUnqualifiedType().getAsString(PP);
     std::string N = sourceText(G.Bound->getSourceRange(), AC);
     std::string Cap = std::to_string(Capacity);
+    std::string Batch = std::to_string(CopyBatch);
+    std::string I1 = In + "  ", I2 = In + "    ", I3 = In + "      ",
+                I4 = In + "        ";
     std::string Names, Decls, Check, Copy;
     for (const Row &R : Rows) {
       std::string Per = std::to_string(VectorBytes / R.Bytes);
+      std::string Vectors = N + " / " + Per;
       std::string Base = R.base(AC);
       Names += (Names.empty() ? "'" : ", '") + R.Load.BaseName + "'";
       Decls += "__shared__ __align__(16) " + R.Load.ElementType + " " +
                R.Buffer + "[" + Cap + "];\n" + In;
       Check += " &&\n" + In + "    reinterpret_cast<unsigned long long>(" +
                Base + ") % 16 == 0";
+      auto Unit = [&](const std::string &Access) {
+        return "#pragma unroll\n" + I2 + "for (int " + C.Unit + " = 0; " +
+               C.Unit + " < " + Batch + "; ++" + C.Unit + ") {\n" + I3 +
+               "const " + T + " " + C.Vector + " = " + C.Chunk + " + " +
+               C.Unit + " * blockDim.x + threadIdx.x;\n" + I3 + "if (" +
+               C.Vector + " < " + Vectors + ")\n" + I4 + Access + ";\n" + I2 +
+               "}\n";
+      };
       Copy +=
-          In + "  for (" + IndexType + " " + V + " = threadIdx.x; " + V +
-          " < " + N + " / " + Per + "; " + V + " += blockDim.x)\n" + In +
-          "    reinterpret_cast<uint4 *>(" + R.Buffer + ")[" + V + "] =\n" +
-          In + "        reinterpret_cast<const uint4 *>(" + Base + ")[" + V +
-          "];\n" + In + "  for (" + IndexType + " " + J + " = " + N + " / " +
-          Per + " * " + Per + " + threadIdx.x; " + J + " < " + N + "; " + J +
-          " += blockDim.x)\n" + In + "    " + R.Buffer + "[" + J +
+          I1 + "for (" + T + " " + C.Chunk + " = 0; " + C.Chunk + " < " +
+          Vectors + "; " + C.Chunk + " += " + Batch + " * blockDim.x) {\n" +
+          I2 + "uint4 " + C.Regs + "[" + Batch + "];\n" +
+          Unit(C.Regs + "[" + C.Unit + "] = reinterpret_cast<const uint4 *>(" +
+               Base + ")[" + C.Vector + "]") +
+          Unit("reinterpret_cast<uint4 *>(" + R.Buffer + ")[" + C.Vector +
+               "] = " + C.Regs + "[" + C.Unit + "]") +
+          I1 + "}\n";
+      Copy +=
+          I1 + "for (" + T + " " + C.Tail + " = " + Vectors + " * " + Per +
+          " + threadIdx.x; " + C.Tail + " < " + N + "; " + C.Tail +
+          " += blockDim.x)\n" + I2 + R.Buffer + "[" + C.Tail +
           "] = " + R.Load.BaseName + "[" +
           (R.Offset ? "(" + sourceText(R.Offset->getSourceRange(), AC) + ") + "
                     : std::string()) +
-          J + "];\n";
+          C.Tail + "];\n";
     }
     return "// kopt shared-cache: " + Names +
            " read once into shared memory, as 16-byte vectors;\n" + In +
            "// the loops below read the row from there.\n" + In + Decls +
-           "const bool " + Flag + " = " + N + " <= " + Cap + Check + ";\n" +
-           In + "if (" + Flag + ") {\n" + Copy + In + "}\n" + In +
+           "const bool " + C.Flag + " = " + N + " <= " + Cap + Check + ";\n" +
+           In + "if (" + C.Flag + ") {\n" + Copy + In + "}\n" + In +
            "__syncthreads();\n" + In;
   }
 };

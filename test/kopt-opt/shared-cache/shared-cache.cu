@@ -21,7 +21,7 @@
 
 // RMSNorm: the sum of squares, a shared-memory tree, then the normalized
 // write reads x again.
-// REMARK-DAG: shared-cache.cu:[[@LINE+52]]:3: remark: cached 'x[row * hidden + j]' in shared memory for the loop at [[@LINE+64]]:3: rows of up to 8192 elements (16384 bytes), copied as 16-byte vectors; 'hidden' above 8192 or a row not 16-byte aligned takes the original loops [-Rpass=shared-cache]
+// REMARK-DAG: shared-cache.cu:[[@LINE+64]]:3: remark: cached 'x[row * hidden + j]' in shared memory for the loop at [[@LINE+76]]:3: rows of up to 8192 elements (16384 bytes), copied as 16-byte vectors; 'hidden' above 8192 or a row not 16-byte aligned takes the original loops [-Rpass=shared-cache]
 // CHECK-LABEL: __global__ void rmsnorm(
 // CHECK:        float sum = 0.0f;
 // CHECK-NEXT:   // kopt shared-cache: 'x' read once into shared memory, as 16-byte vectors;
@@ -30,9 +30,21 @@
 // CHECK-NEXT:   const bool kopt_shared = hidden <= 8192 &&
 // CHECK-NEXT:       reinterpret_cast<unsigned long long>(x + (row * hidden)) % 16 == 0;
 // CHECK-NEXT:   if (kopt_shared) {
-// CHECK-NEXT:     for (int kopt_v = threadIdx.x; kopt_v < hidden / 8; kopt_v += blockDim.x)
-// CHECK-NEXT:       reinterpret_cast<uint4 *>(kopt_row_x)[kopt_v] =
-// CHECK-NEXT:           reinterpret_cast<const uint4 *>(x + (row * hidden))[kopt_v];
+// CHECK-NEXT:     for (int kopt_c = 0; kopt_c < hidden / 8; kopt_c += 4 * blockDim.x) {
+// CHECK-NEXT:       uint4 kopt_r[4];
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:       for (int kopt_u = 0; kopt_u < 4; ++kopt_u) {
+// CHECK-NEXT:         const int kopt_v = kopt_c + kopt_u * blockDim.x + threadIdx.x;
+// CHECK-NEXT:         if (kopt_v < hidden / 8)
+// CHECK-NEXT:           kopt_r[kopt_u] = reinterpret_cast<const uint4 *>(x + (row * hidden))[kopt_v];
+// CHECK-NEXT:       }
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:       for (int kopt_u = 0; kopt_u < 4; ++kopt_u) {
+// CHECK-NEXT:         const int kopt_v = kopt_c + kopt_u * blockDim.x + threadIdx.x;
+// CHECK-NEXT:         if (kopt_v < hidden / 8)
+// CHECK-NEXT:           reinterpret_cast<uint4 *>(kopt_row_x)[kopt_v] = kopt_r[kopt_u];
+// CHECK-NEXT:       }
+// CHECK-NEXT:     }
 // CHECK-NEXT:     for (int kopt_j = hidden / 8 * 8 + threadIdx.x; kopt_j < hidden; kopt_j += blockDim.x)
 // CHECK-NEXT:       kopt_row_x[kopt_j] = x[(row * hidden) + kopt_j];
 // CHECK-NEXT:   }
