@@ -137,4 +137,31 @@ bool declaresFileScopeFunction(const ASTContext &Ctx, StringRef Name) {
   return false;
 }
 
+std::string
+bodyStatements(StringRef Code, const Stmt *Body,
+               std::vector<std::tuple<unsigned, unsigned, std::string>> R,
+               StringRef Indent, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::optional<std::pair<unsigned, unsigned>> At = stmtOffsets(Body, Ctx);
+  if (!At)
+    return ";";
+  unsigned Begin = At->first, End = At->second;
+  std::string BodyIndent = indentAt(Code, At->first);
+  if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
+    Begin = SM.getFileOffset(CS->getLBracLoc()) + 1;
+    End = SM.getFileOffset(CS->getRBracLoc());
+    if (!CS->body_empty())
+      BodyIndent =
+          indentAt(Code, SM.getFileOffset(CS->body_front()->getBeginLoc()));
+  }
+  std::string Text =
+      StringRef(splice(Code, Begin, End, std::move(R))).trim().str();
+  if (Text.empty())
+    return ";";
+  std::string Extra = Indent.size() > BodyIndent.size()
+                          ? Indent.substr(BodyIndent.size()).str()
+                          : std::string();
+  return reindent(Text, Extra);
+}
+
 } // namespace kopt

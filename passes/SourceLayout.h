@@ -62,6 +62,15 @@ std::string
 splice(llvm::StringRef Code, unsigned Begin, unsigned End,
        std::vector<std::tuple<unsigned, unsigned, std::string>> Replacements);
 
+/// The statements of a loop body (without the braces of a compound body,
+/// trimmed; ";" when there are none) with the replacements applied, nested
+/// for a new position: lines after the first are moved from the body's
+/// indentation to Indent, and the caller writes Indent before the first.
+std::string bodyStatements(
+    llvm::StringRef Code, const clang::Stmt *Body,
+    std::vector<std::tuple<unsigned, unsigned, std::string>> Replacements,
+    llvm::StringRef Indent, clang::ASTContext &Ctx);
+
 } // namespace kopt
 
 #endif // KOPT_PASSES_SOURCELAYOUT_H

@@ -48,6 +48,7 @@
 
 #include "Options.h"
 #include "SourceLayout.h"
+#include "VectorCarrier.h"
 #include "kopt/Analysis/ElementwiseLoop.h"
 #include "kopt/Analysis/ReductionTree.h"
 #include "kopt/Pass/Pass.h"
@@ -64,20 +65,6 @@ using namespace llvm;
 namespace kopt {
 
 namespace {
-
-/// An unsigned type of Bytes bytes that moves the elements as raw bits.
-const char *rawCarrier(unsigned Bytes) {
-  switch (Bytes) {
-  case 16:
-    return "uint4";
-  case 8:
-    return "uint2";
-  case 4:
-    return "unsigned int";
-  default:
-    return "unsigned short";
-  }
-}
 
 /// What in Body may write memory: a write to anything but a local
 /// variable, a call of a function not declared by CUDA's or the C
@@ -197,17 +184,6 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
                                       ")[kopt_k * " + std::to_string(B) +
                                       " + threadIdx.x]");
       }
-    unsigned Begin = BodyAt->first, End = BodyAt->second;
-    if (const auto *CS = dyn_cast<CompoundStmt>(R.Body)) {
-      const SourceManager &SM = AC.getSourceManager();
-      Begin = SM.getFileOffset(CS->getLBracLoc()) + 1;
-      End = SM.getFileOffset(CS->getRBracLoc());
-    }
-    std::string Body =
-        StringRef(splice(Code, Begin, End, Replacements)).trim().str();
-    if (Body.empty())
-      Body = ";";
-
     std::string In = indentAt(Code, LoopAt->first);
     std::string I1 = In + "  ", I2 = In + "    ", I3 = In + "      ",
                 I4 = In + "        ";
@@ -218,13 +194,7 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
     std::string Bound = sourceText(CL->Bound->getSourceRange(), AC);
     std::string Chunk = std::to_string(U * P.Width * B);
     std::string Bs = std::to_string(B), Us = std::to_string(U);
-    std::string BodyIndent = indentAt(Code, BodyAt->first);
-    if (isa<CompoundStmt>(R.Body) && !R.Body->children().empty())
-      BodyIndent = indentAt(Code, AC.getSourceManager().getFileOffset(
-                                      (*R.Body->child_begin())->getBeginLoc()));
-    std::string Extra = I4.size() > BodyIndent.size()
-                            ? I4.substr(BodyIndent.size())
-                            : std::string();
+    std::string Body = bodyStatements(Code, R.Body, Replacements, I4, AC);
     std::string Deeper = I2.substr(In.size());
     std::string Original =
         reindent(Code.slice(LoopAt->first, LoopAt->second), Deeper);
@@ -263,11 +233,11 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
         "for (int kopt_u = 0; kopt_u < " + Us + "; ++kopt_u) {\n" + Loads + I3 +
         "}\n" + I3 + "__syncthreads();\n" + "#pragma unroll\n" + I3 +
         "for (int kopt_k = 0; kopt_k < " + std::to_string(U * P.Width) +
-        "; ++kopt_k) {\n" + IndexDecl + I4 + reindent(Body, Extra) + "\n" + I3 +
-        "}\n" + I2 + "}\n" + I2 + "for (" + IndexType + " " + Var +
-        " = kopt_n / " + Chunk + " * " + Chunk + " + threadIdx.x; " + Var +
-        " < kopt_n; " + Var + " += blockDim.x)" + ScalarBody + "\n" + I1 +
-        "} else {\n" + I2 + Original + "\n" + I1 + "}\n" + In + "}";
+        "; ++kopt_k) {\n" + IndexDecl + I4 + Body + "\n" + I3 + "}\n" + I2 +
+        "}\n" + I2 + "for (" + IndexType + " " + Var + " = kopt_n / " + Chunk +
+        " * " + Chunk + " + threadIdx.x; " + Var + " < kopt_n; " + Var +
+        " += blockDim.x)" + ScalarBody + "\n" + I1 + "} else {\n" + I2 +
+        Original + "\n" + I1 + "}\n" + In + "}";
     if (Error E = Ctx.edits().replaceChars(
             LoopAt->first, LoopAt->second - LoopAt->first, Text))
       return Missed(toString(std::move(E)));

@@ -34,6 +34,7 @@
 #include "kopt/Pass/Pass.h"
 
 #include "SourceLayout.h"
+#include "VectorCarrier.h"
 #include "kopt/Analysis/ElementwiseLoop.h"
 #include "kopt/Analysis/ReductionTree.h"
 #include "kopt/Analysis/SelectionReduction.h"
@@ -52,24 +53,6 @@ using namespace llvm;
 namespace kopt {
 
 namespace {
-
-/// The vector type that carries Bytes bytes of Element.
-std::string carrierType(StringRef Element, unsigned Bytes) {
-  if (Element == "float")
-    return Bytes == 16 ? "float4" : Bytes == 8 ? "float2" : "float";
-  if (Element == "double" && Bytes == 16)
-    return "double2";
-  switch (Bytes) {
-  case 16:
-    return "uint4";
-  case 8:
-    return "uint2";
-  case 4:
-    return "unsigned int";
-  default:
-    return "unsigned short";
-  }
-}
 
 class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
   void runOnKernel(KernelContext &KC) override {
@@ -156,23 +139,8 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
                   "] = " + V.carrierName() + ";\n";
     }
     // A compound body's statements go straight into the element loop.
-    unsigned Begin = BodyRange->first, End = BodyRange->second;
-    if (const auto *CS = dyn_cast<CompoundStmt>(R.Body)) {
-      const SourceManager &SM = AC.getSourceManager();
-      Begin = SM.getFileOffset(CS->getLBracLoc()) + 1;
-      End = SM.getFileOffset(CS->getRBracLoc());
-    }
     std::string Body =
-        StringRef(splice(Code, Begin, End, Replacements)).trim().str();
-    std::string BodyIndent = indentAt(Code, BodyRange->first);
-    if (isa<CompoundStmt>(R.Body) && !R.Body->children().empty())
-      BodyIndent = indentAt(Code, AC.getSourceManager().getFileOffset(
-                                      (*R.Body->child_begin())->getBeginLoc()));
-    std::string Extra = Indent.str() + "  ";
-    Extra =
-        Extra.size() > BodyIndent.size() ? Extra.substr(BodyIndent.size()) : "";
-    if (Body.empty())
-      Body = ";";
+        bodyStatements(Code, R.Body, Replacements, Indent.str() + "  ", AC);
     // The element index is declared only if the body still uses it.
     std::string IndexDecl;
     if (countReferences(R.Body, R.Var) > Replacements.size())
@@ -181,8 +149,8 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
                   W + " + kopt_e;\n";
     return Loads + "#pragma unroll\n" + Indent.str() +
            "for (int kopt_e = 0; kopt_e < " + W + "; ++kopt_e) {\n" +
-           IndexDecl + Indent.str() + "  " + reindent(Body, Extra) + "\n" +
-           Indent.str() + "}\n" + Stores;
+           IndexDecl + Indent.str() + "  " + Body + "\n" + Indent.str() +
+           "}\n" + Stores;
   }
 
   std::string alignmentCheck(const VectorPlan &P,
