@@ -354,21 +354,36 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
        << In << "  }\n"
        << In << "  __syncthreads();\n"
        << In << "}";
-    if (Error E = Ctx.edits().replaceChars(
-            StoreAt->first, LoopAt->second - StoreAt->first, Out))
-      return Ctx.missed(Name, T.Loc,
-                        "tree not rewritten: " + toString(std::move(E)));
-    SmallVector<std::string> SizeText;
-    for (int64_t S : Sizes)
-      SizeText.push_back(std::to_string(S));
+    if (!replaceTree(Ctx, Name, T.Loc, StoreAt->first, LoopAt->second, Out))
+      return;
     Ctx.applied(Name, T.Loc,
                 "replaced the (value, index) tree over '" + V + "', '" + I +
                     "' (" + Kind + ", " + VT + ", " + IT +
                     ") with __shfl_xor_sync warp reductions and one slot per "
                     "warp, for blocks of " +
-                    join(SizeText, ", ") +
+                    sizeList(Sizes) +
                     " threads; exact: only first-index selection updates "
                     "set the pairs, so any order keeps the same one");
+  }
+
+  /// Replaces the file's [Begin, End) (a tree) with Out; a missed remark
+  /// and false when the edit conflicts with another.
+  static bool replaceTree(PassContext &Ctx, StringRef Name, LineCol Loc,
+                          unsigned Begin, unsigned End,
+                          const std::string &Out) {
+    if (Error E = Ctx.edits().replaceChars(Begin, End - Begin, Out)) {
+      Ctx.missed(Name, Loc, "tree not rewritten: " + toString(std::move(E)));
+      return false;
+    }
+    return true;
+  }
+
+  /// "128, 256" for the remarks.
+  static std::string sizeList(const std::set<int64_t> &Sizes) {
+    SmallVector<std::string> Text;
+    for (int64_t S : Sizes)
+      Text.push_back(std::to_string(S));
+    return join(Text, ", ");
   }
 
   void rewrite(PassContext &Ctx, StringRef Name, const ReductionTree &T,
@@ -416,20 +431,14 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
        << In << "  }\n"
        << In << "  __syncthreads();\n"
        << In << "}";
-    if (Error E = Ctx.edits().replaceChars(
-            StoreAt->first, LoopAt->second - StoreAt->first, Out)) {
-      Ctx.missed(Name, T.Loc, "tree not rewritten: " + toString(std::move(E)));
+    if (!replaceTree(Ctx, Name, T.Loc, StoreAt->first, LoopAt->second, Out))
       return;
-    }
-    SmallVector<std::string> SizeText;
-    for (int64_t S : Sizes)
-      SizeText.push_back(std::to_string(S));
     Ctx.applied(Name, T.Loc,
                 "replaced the shared-memory tree over '" + A + "' (" + Op +
                     ", " + Elem +
                     ") with __shfl_xor_sync warp reductions "
                     "and one slot per warp, for blocks of " +
-                    join(SizeText, ", ") + " threads" +
+                    sizeList(Sizes) + " threads" +
                     (T.Add && T.Element->isFloatingType()
                          ? "; the floating-point sum is reassociated"
                          : ""));
