@@ -172,6 +172,21 @@ __global__ void divergent(const __half *__restrict__ x,
   }
 }
 
+// Refused: a loop encloses the loops (its next round's copy could
+// overwrite the cache while other threads still read it).
+// REMARK-DAG: shared-cache.cu:[[@LINE+6]]:5: remark: row not cached in shared memory: the first loop is inside 'for (int p = 0; p < rounds; ++p){{.*}}: threads may not all reach it (the copy adds a barrier) [-Rpass-missed=shared-cache]
+__global__ void in_a_loop(const __half *__restrict__ x,
+                          __half *__restrict__ out, int rounds, int n) {
+  const int r = blockIdx.x;
+  for (int p = 0; p < rounds; ++p) {
+    float s = 0.0f;
+    for (int j = threadIdx.x; j < n; j += blockDim.x)
+      s += __half2float(x[r * n + j]);
+    for (int j = threadIdx.x; j < n; j += blockDim.x)
+      out[r * n + j] = __float2half(__half2float(x[r * n + j]) - s * p);
+  }
+}
+
 // Refused: 40000 bytes of shared memory already; 16384 more exceed 48 KiB.
 // REMARK-DAG: shared-cache.cu:[[@LINE+7]]:3: remark: row not cached in shared memory: the kernel's 40000 bytes of shared memory and the cache's 16384 exceed 49152 (lower max-bytes) [-Rpass-missed=shared-cache]
 __global__ void big_shared(const __half *__restrict__ x,
