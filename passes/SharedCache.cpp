@@ -282,8 +282,8 @@ class SharedCachePass : public KernelPass<SharedCacheOptions> {
       return "max-bytes=" + std::to_string(MaxBytes) +
              " holds no 16-byte vector of each row";
     std::optional<int64_t> Static = staticLoopBound(G.A, K, AC);
-    if (Static && *Static > 0 && uint64_t(*Static) < Capacity)
-      Capacity = alignTo(*Static, VectorBytes);
+    if (Static && *Static > 0)
+      Capacity = std::min<uint64_t>(Capacity, alignTo(*Static, VectorBytes));
     uint64_t Bytes = 0;
     for (const Row &R : Rows)
       Bytes += Capacity * R.Bytes;
