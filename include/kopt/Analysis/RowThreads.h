@@ -1,0 +1,82 @@
+//===- RowThreads.h - A thread-per-row kernel run by G threads a row -*- C++
+//-*-===//
+//
+// Naive kernels often give each thread one row: `int idx = blockIdx.x *
+// blockDim.x + threadIdx.x;` names the row, and loops walk it serially.
+// Such a kernel can run with G threads per row without changing what any
+// element is computed from, or in which order:
+//
+//   * code outside loops, and loops that carry state from one iteration to
+//     the next (sums, maxima), run in every one of the G threads, the same
+//     values in the same order: all G threads hold what the one thread held;
+//   * a loop that carries nothing is split: thread `lane` of the row runs
+//     the iterations whose counter is congruent to lane modulo G;
+//   * memory a loop writes belongs to one thread of the row: element `B[i]`
+//     to the thread whose lane is i mod G. A carrying loop stores only in
+//     that thread; a split loop runs iteration i only there, so it may read
+//     back `B[i]` written earlier by the same thread;
+//   * stores outside loops run in lane 0 alone.
+//
+// Legality (each failure is a Refusal):
+//   * threadIdx/blockIdx/blockDim/gridDim appear only in one variable's
+//     initializer, `blockIdx.x * blockDim.x + threadIdx.x`, never changed;
+//   * no shared memory, barrier, warp collective, inline assembly, call of a
+//     function outside CUDA's and the C library's headers, call with a
+//     pointer argument (atomics) other than the read-only loads (__ldg);
+//   * memory is written only through pointer parameters that are
+//     __restrict__ (no other pointer reaches what they point to), through
+//     pointers based on them; the kernel reaches memory only through its
+//     pointer parameters (hiddenPointer);
+//   * a written parameter is either written only outside loops (and not
+//     read elsewhere), or accessed only as `B[i]`, one base B for all its
+//     accesses and i the counter of the row loop around the access, read
+//     only in split loops;
+//   * a loop that writes memory is `for (T i = S; i < N; ++i)` (or `<=`,
+//     `i += 1`) with i unchanged in the body; a split loop writes no
+//     variable declared outside it and does not leave early (break, return,
+//     goto);
+//   * at least one loop is split (more threads that only repeat the same
+//     carrying loops would add work, not divide it); loops that write
+//     memory are for loops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_ANALYSIS_ROWTHREADS_H
+#define KOPT_ANALYSIS_ROWTHREADS_H
+
+#include "kopt/Analysis/KernelInfo.h"
+#include "kopt/Analysis/Refusal.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Stmt.h"
+
+#include <vector>
+
+namespace kopt {
+
+/// A loop of the row, at the kernel's top level (outside other loops).
+struct RowLoop {
+  const clang::ForStmt *For = nullptr;
+  const clang::VarDecl *Var = nullptr; ///< the counter (split/storing loops)
+  const clang::Expr *Init = nullptr;   ///< the counter's start
+  bool Split = false; ///< iterations divided among the row's threads
+  /// Statements of a carrying loop that store to memory; each runs only in
+  /// the thread that owns the element (lane == Var mod G).
+  std::vector<const clang::Stmt *> OwnedStores;
+};
+
+struct RowThreadsPlan {
+  const clang::VarDecl *Row = nullptr; ///< the row index variable
+  const clang::Expr *RowInit = nullptr;
+  std::vector<RowLoop> Loops;
+  /// Statements outside loops that store to memory: lane 0 runs them.
+  std::vector<const clang::Stmt *> LaneZeroStores;
+};
+
+/// Whether K can run with several threads per row, and how.
+Decision<RowThreadsPlan> planRowThreads(const KernelInfo &K,
+                                        clang::ASTContext &Ctx);
+
+} // namespace kopt
+
+#endif // KOPT_ANALYSIS_ROWTHREADS_H

@@ -1,0 +1,537 @@
+//===- RowThreads.cpp - A thread-per-row kernel run by G threads a row ----===//
+//
+// See RowThreads.h for what is proved. The walk is in three steps: the row
+// index and the kernel-wide hazards; the loops outside other loops and how
+// each one carries state; every memory access, by the pointer parameter it
+// is based on, checked against the ownership rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kopt/Analysis/RowThreads.h"
+#include "kopt/Analysis/BodyHazards.h"
+#include "kopt/Analysis/CudaAST.h"
+#include "kopt/Analysis/HiddenPointers.h"
+#include "kopt/Analysis/Mutation.h"
+
+#include "clang/AST/ParentMap.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace kopt {
+
+namespace {
+
+bool isLoop(const Stmt *S) {
+  return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
+}
+
+/// Loads that take a pointer and only read through it.
+bool isReadOnlyLoad(StringRef Name) {
+  return Name == "__ldg" || Name == "__ldca" || Name == "__ldcg" ||
+         Name == "__ldcs" || Name == "__ldlu" || Name == "__ldcv";
+}
+
+/// One dereference of a pointer: `B[e]`, `*p` or `p->m`.
+struct Access {
+  const Expr *E = nullptr;
+  const Expr *Pointer = nullptr; ///< the pointer dereferenced
+  const Expr *Index = nullptr;   ///< e of `B[e]`, else null
+  const ParmVarDecl *Root = nullptr;
+  bool Writes = false, Reads = true;
+  const Stmt *Store = nullptr; ///< the statement writing it
+  int Loop = -1;               ///< index into Plan.Loops, -1 outside loops
+};
+
+class Planner {
+public:
+  Planner(const KernelInfo &K, ASTContext &Ctx)
+      : K(K), Ctx(Ctx), Body(K.Decl->getBody()),
+        Parents(const_cast<Stmt *>(Body)) {}
+
+  Decision<RowThreadsPlan> run() {
+    if (std::optional<Refusal> Why = checkKernel())
+      return *Why;
+    if (std::optional<Refusal> Why = findLoops())
+      return *Why;
+    if (std::optional<Refusal> Why = checkAccesses())
+      return *Why;
+    if (none_of(Plan.Loops, [](const RowLoop &L) { return L.Split; }))
+      return refuse(nullptr, "no loop of the row can be split among its "
+                             "threads (each one carries state or writes "
+                             "nothing): more threads would repeat the same "
+                             "work");
+    return Plan;
+  }
+
+private:
+  Refusal refuse(const Stmt *At, const Twine &Message) {
+    return {Message.str(), At ? lineCol(At->getBeginLoc(), Ctx) : K.Loc};
+  }
+  std::string text(const Stmt *S) {
+    return oneLine(sourceText(S->getSourceRange(), Ctx));
+  }
+
+  /// The row index, and what no kernel run G times a row may hold.
+  std::optional<Refusal> checkKernel() {
+    if (K.IsTemplate)
+      return refuse(nullptr, "template kernels are not handled");
+    if (!K.SharedArrays.empty())
+      return refuse(nullptr, "the kernel uses shared memory");
+    if (std::optional<BodyHazard> H = firstHazard(
+            Body, Ctx,
+            {BodyHazard::Barrier, BodyHazard::WarpCollective, BodyHazard::Goto,
+             BodyHazard::Label, BodyHazard::ReservedName},
+            "kopt_"))
+      return refuse(H->At, "the kernel has '" +
+                               (H->Name.empty() ? text(H->At) : H->Name) +
+                               "', which ties it to its threads");
+    if (std::optional<std::string> Hidden = hiddenPointer(K.Decl, Ctx))
+      return refuse(nullptr, *Hidden);
+    std::optional<Refusal> Why;
+    SmallPtrSet<const Stmt *, 8> Builtins;
+    forEachSubStmt(Body, [&](const Stmt *S) {
+      if (Why)
+        return;
+      if (isa<AsmStmt>(S))
+        Why = refuse(S, "the kernel has inline assembly");
+      else if (const auto *E = dyn_cast<Expr>(S); E && matchBuiltin(E))
+        Builtins.insert(S);
+      else if (const auto *VD = dyn_cast<DeclStmt>(S)) {
+        for (const Decl *D : VD->decls())
+          if (const auto *V = dyn_cast<VarDecl>(D);
+              V && !Plan.Row && V->getInit() &&
+              isGlobalThreadIndex(V->getInit(), Body))
+            Plan.Row = V;
+      } else if (const auto *C = dyn_cast<CallExpr>(S))
+        Why = checkCall(C);
+    });
+    if (Why)
+      return Why;
+    if (!Plan.Row)
+      return refuse(nullptr, "no variable holds 'blockIdx.x * blockDim.x + "
+                             "threadIdx.x' (the row of a thread-per-row "
+                             "kernel)");
+    Plan.RowInit = Plan.Row->getInit();
+    SmallPtrSet<const Stmt *, 8> InInit;
+    forEachSubStmt(Plan.RowInit, [&](const Stmt *S) { InInit.insert(S); });
+    for (const Stmt *B : Builtins)
+      if (!InInit.count(B))
+        return refuse(B, "'" + text(B) +
+                             "' is used outside the row index's initializer");
+    if (!isa<DeclRefExpr>(stripCasts(Plan.RowInit)) &&
+        Plan.RowInit->getType()->isIntegerType() &&
+        !isModifiedIn(Plan.Row, Body))
+      return std::nullopt;
+    return refuse(nullptr, "the row index '" + Plan.Row->getName() +
+                               "' is not a plain, unchanged variable");
+  }
+
+  /// Calls run G times: only CUDA's and the C library's functions without
+  /// pointer arguments (no atomics, printf, malloc), and read-only loads.
+  std::optional<Refusal> checkCall(const CallExpr *C) {
+    if (isa<CUDAKernelCallExpr>(C))
+      return refuse(C, "the kernel launches kernels");
+    const FunctionDecl *F = C->getDirectCallee();
+    const SourceManager &SM = Ctx.getSourceManager();
+    std::string Name = F ? F->getNameAsString() : text(C->getCallee());
+    if (!F || (!F->getBuiltinID() &&
+               !SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation()))))
+      return refuse(C,
+                    "the kernel calls '" + Name + "', which is not analyzed");
+    bool PointerArg = any_of(C->arguments(), [](const Expr *A) {
+      return A->IgnoreParenImpCasts()->getType()->isPointerType();
+    });
+    StringRef N(Name);
+    if ((PointerArg && !isReadOnlyLoad(N)) || C->getType()->isPointerType() ||
+        N.contains("atomic") || N.contains("clock") || N.contains("printf") ||
+        N.contains("trap") || N.contains("malloc") || N == "free" ||
+        N.contains("nanosleep"))
+      return refuse(C, "the kernel calls '" + Name +
+                           "', which each of the row's threads would run");
+    return std::nullopt;
+  }
+
+  const Stmt *outermostLoop(const Stmt *S) {
+    const Stmt *Found = nullptr;
+    for (const Stmt *P = Parents.getParent(S); P; P = Parents.getParent(P))
+      if (isLoop(P))
+        Found = P;
+    return Found;
+  }
+
+  /// The local variable a write lands in (through subscripts and members of
+  /// a local array or struct), or null for memory.
+  static const VarDecl *localTarget(const Expr *Target) {
+    const Expr *E = Target->IgnoreParenImpCasts();
+    while (true) {
+      if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+        if (A->getBase()->IgnoreParenImpCasts()->getType()->isPointerType() &&
+            !isa<ArraySubscriptExpr>(A->getBase()->IgnoreParenImpCasts()))
+          return nullptr;
+        E = A->getBase()->IgnoreParenImpCasts();
+      } else if (const auto *M = dyn_cast<MemberExpr>(E)) {
+        if (M->isArrow())
+          return nullptr;
+        E = M->getBase()->IgnoreParenImpCasts();
+      } else
+        break;
+    }
+    const VarDecl *V = referencedVar(E);
+    return V && V->hasLocalStorage() && !V->getType()->isReferenceType()
+               ? V
+               : nullptr;
+  }
+
+  /// Loops outside other loops: how each carries state, and its counter
+  /// when it stores.
+  std::optional<Refusal> findLoops() {
+    forEachSubStmt(Body, [&](const Stmt *S) {
+      if (isLoop(S) && !outermostLoop(S)) {
+        RowLoop L;
+        L.For = dyn_cast<ForStmt>(S);
+        Plan.Loops.push_back(L);
+        LoopStmts.push_back(S);
+      }
+    });
+    if (Plan.Loops.empty())
+      return refuse(nullptr, "no loop walks the row");
+    for (size_t I = 0; I < LoopStmts.size(); ++I) {
+      const Stmt *S = LoopStmts[I];
+      RowLoop &L = Plan.Loops[I];
+      SmallPtrSet<const VarDecl *, 8> Inside;
+      forEachSubStmt(S, [&](const Stmt *X) {
+        if (const auto *DS = dyn_cast<DeclStmt>(X))
+          for (const Decl *D : DS->decls())
+            if (const auto *V = dyn_cast<VarDecl>(D))
+              Inside.insert(V);
+      });
+      bool Carries = false;
+      forEachSubStmt(S, [&](const Stmt *X) {
+        std::optional<WriteOf> W = writeOf(X);
+        if (!W)
+          return;
+        const VarDecl *V = localTarget(W->Target);
+        if (!V)
+          return;
+        if (L.For && X == L.For->getInc())
+          return;
+        if (!Inside.count(V) || (L.For && V == loopVar(L.For)))
+          Carries = true;
+      });
+      LoopCarries.push_back(Carries);
+    }
+    return std::nullopt;
+  }
+
+  static const VarDecl *loopVar(const ForStmt *For) {
+    std::optional<CountedLoop> CL = matchCountedLoop(For);
+    return CL ? CL->Var : nullptr;
+  }
+
+  /// The dereference a write to Target lands in (`B[i]`, `*p`, `p->m`),
+  /// through members and array members of the element; null if none.
+  static const Expr *dereferenceOf(const Expr *Target) {
+    const Expr *E = Target->IgnoreParens();
+    while (true) {
+      if (const auto *M = dyn_cast<MemberExpr>(E); M && !M->isArrow())
+        E = M->getBase()->IgnoreParens();
+      else if (const auto *A = dyn_cast<ArraySubscriptExpr>(E);
+               A &&
+               !A->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
+        E = A->getBase()->IgnoreParenImpCasts();
+      else
+        break;
+    }
+    if (const auto *A = dyn_cast<ArraySubscriptExpr>(E))
+      return A;
+    if (const auto *U = dyn_cast<UnaryOperator>(E);
+        U && U->getOpcode() == UO_Deref)
+      return U;
+    if (const auto *M = dyn_cast<MemberExpr>(E); M && M->isArrow())
+      return M;
+    return nullptr;
+  }
+
+  /// The pointer parameter P is based on; null when it cannot be told.
+  /// Local sets when P names a local array (thread-private memory).
+  const ParmVarDecl *rootParam(const Expr *P, bool &Local) {
+    for (int Depth = 0; Depth < 16 && P; ++Depth) {
+      P = P->IgnoreParenCasts();
+      if (const auto *R = dyn_cast<DeclRefExpr>(P)) {
+        if (const auto *Parm = dyn_cast<ParmVarDecl>(R->getDecl()))
+          return Parm->getType()->isPointerType() ? Parm : nullptr;
+        const auto *V = dyn_cast<VarDecl>(R->getDecl());
+        if (!V || !V->hasLocalStorage())
+          return nullptr;
+        if (V->getType()->isArrayType()) {
+          Local = true;
+          return nullptr;
+        }
+        if (!V->getType()->isPointerType() || !V->getInit() ||
+            isModifiedIn(V, Body))
+          return nullptr;
+        P = V->getInit();
+      } else if (const auto *B = dyn_cast<BinaryOperator>(P)) {
+        if (B->getOpcode() != BO_Add && B->getOpcode() != BO_Sub)
+          return nullptr;
+        P = B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS();
+      } else if (const auto *U = dyn_cast<UnaryOperator>(P);
+                 U && U->getOpcode() == UO_AddrOf) {
+        const auto *A =
+            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens());
+        if (!A)
+          return nullptr;
+        P = A->getBase();
+      } else
+        return nullptr;
+    }
+    return nullptr;
+  }
+
+  /// Every dereference in the kernel with its root, loop and store.
+  std::optional<Refusal> collectAccesses() {
+    DenseMap<const Expr *, const Stmt *> Written;
+    DenseMap<const Expr *, bool> Plain;
+    std::optional<Refusal> Why;
+    forEachSubStmt(Body, [&](const Stmt *S) {
+      std::optional<WriteOf> W = writeOf(S);
+      if (!W || Why || localTarget(W->Target))
+        return;
+      const Expr *D = dereferenceOf(W->Target);
+      if (!D) {
+        Why = refuse(S, "the kernel writes '" + text(W->Target) +
+                            "', neither a local variable nor memory "
+                            "through a pointer");
+        return;
+      }
+      Written[D] = S;
+      Plain[D] = W->Plain && D == W->Target->IgnoreParens();
+    });
+    if (Why)
+      return Why;
+    forEachSubStmt(Body, [&](const Stmt *S) {
+      if (Why)
+        return;
+      const auto *E = dyn_cast<Expr>(S);
+      if (!E)
+        return;
+      Access A;
+      A.E = E;
+      if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E)) {
+        const Expr *Base = Sub->getBase()->IgnoreParenImpCasts();
+        if (!Base->getType()->isPointerType()) {
+          // An array's element: a local array is the thread's own; a
+          // member array is reached through the dereference below it.
+          const VarDecl *V = referencedVar(Base);
+          if (V && !V->hasLocalStorage())
+            Why = refuse(E, "the kernel reaches '" + V->getName() +
+                                "', which is not local");
+          return;
+        }
+        A.Pointer = Sub->getBase();
+        A.Index = Sub->getIdx();
+      } else if (const auto *U = dyn_cast<UnaryOperator>(E);
+                 U && U->getOpcode() == UO_Deref)
+        A.Pointer = U->getSubExpr();
+      else if (const auto *M = dyn_cast<MemberExpr>(E); M && M->isArrow())
+        A.Pointer = M->getBase();
+      else
+        return;
+      bool Local = false;
+      A.Root = rootParam(A.Pointer, Local);
+      if (Local)
+        return;
+      if (!A.Root) {
+        Why = refuse(E, "cannot tell which parameter '" + text(A.Pointer) +
+                            "' points into");
+        return;
+      }
+      if (auto It = Written.find(E); It != Written.end()) {
+        A.Writes = true;
+        A.Store = It->second;
+        A.Reads = !Plain[E];
+      }
+      if (const Stmt *L = outermostLoop(E))
+        A.Loop = std::find(LoopStmts.begin(), LoopStmts.end(), L) -
+                 LoopStmts.begin();
+      Accesses.push_back(A);
+    });
+    return Why;
+  }
+
+  /// A store statement run by one thread: a whole statement with no other
+  /// side effect.
+  std::optional<Refusal> checkGuardable(const Access &A) {
+    const Stmt *S = A.Store;
+    const Stmt *P = Parents.getParent(S);
+    if (isa_and_nonnull<ExprWithCleanups>(P)) {
+      S = P;
+      P = Parents.getParent(S);
+    }
+    bool Whole = P && !isa<Expr>(P);
+    if (const auto *F = dyn_cast_or_null<ForStmt>(P))
+      Whole = F->getBody() == S;
+    if (const auto *W = dyn_cast_or_null<WhileStmt>(P))
+      Whole = W->getBody() == S;
+    if (const auto *D = dyn_cast_or_null<DoStmt>(P))
+      Whole = D->getBody() == S;
+    if (const auto *I = dyn_cast_or_null<IfStmt>(P))
+      Whole = I->getThen() == S || I->getElse() == S;
+    if (!Whole)
+      return refuse(S, "the store '" + text(S) + "' is part of an expression");
+    bool Effects = false;
+    for (const Stmt *C : S->children())
+      if (const auto *E = dyn_cast_or_null<Expr>(C))
+        Effects |= hasSideEffects(E, Ctx);
+    if (Effects)
+      return refuse(S, "the store '" + text(S) + "' has other side effects");
+    return std::nullopt;
+  }
+
+  /// The ownership rules of RowThreads.h, parameter by parameter.
+  std::optional<Refusal> checkAccesses() {
+    if (std::optional<Refusal> Why = collectAccesses())
+      return Why;
+    SmallVector<const ParmVarDecl *, 8> WrittenRoots;
+    for (const Access &A : Accesses)
+      if (A.Writes && !is_contained(WrittenRoots, A.Root))
+        WrittenRoots.push_back(A.Root);
+    SmallPtrSet<const Stmt *, 8> Guarded;
+    for (const ParmVarDecl *R : WrittenRoots) {
+      if (!R->getType().isRestrictQualified())
+        return refuse(nullptr, "'" + R->getName() +
+                                   "' is written and not __restrict__ "
+                                   "(restrict-const adds a __restrict__ copy)");
+      bool InLoops = false, Outside = false;
+      for (const Access &A : Accesses)
+        if (A.Root == R)
+          (A.Loop < 0 ? Outside : InLoops) = true;
+      if (InLoops && Outside)
+        return refuse(nullptr, "'" + R->getName() +
+                                   "' is accessed both inside and outside "
+                                   "the row's loops");
+      const VarDecl *Base = nullptr;
+      for (const Access &A : Accesses) {
+        if (A.Root != R)
+          continue;
+        if (Outside) {
+          if (A.Writes && Guarded.insert(A.Store).second) {
+            if (std::optional<Refusal> Why = checkGuardable(A))
+              return Why;
+            Plan.LaneZeroStores.push_back(A.Store);
+          }
+          continue;
+        }
+        if (std::optional<Refusal> Why = checkOwned(A, Base))
+          return Why;
+        RowLoop &L = Plan.Loops[A.Loop];
+        if (L.Split || !A.Writes || !Guarded.insert(A.Store).second)
+          continue;
+        if (std::optional<Refusal> Why = checkGuardable(A))
+          return Why;
+        L.OwnedStores.push_back(A.Store);
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// An access of a written parameter inside a loop: `B[i]`, one base for
+  /// the parameter, i the loop's counter; a read only where the loop is
+  /// split. Decides the loop's form on first sight.
+  std::optional<Refusal> checkOwned(const Access &A, const VarDecl *&Base) {
+    RowLoop &L = Plan.Loops[A.Loop];
+    const Stmt *LoopStmt = LoopStmts[A.Loop];
+    if (!L.For)
+      return refuse(LoopStmt, "a loop that writes '" + A.Root->getName() +
+                                  "' is not a for loop");
+    std::optional<CountedLoop> CL = matchCountedLoop(L.For);
+    if (!CL || !isa<DeclStmt>(L.For->getInit()) ||
+        (CL->Step && !isOne(CL->Step)) ||
+        isModifiedIn(CL->Var, L.For->getBody()))
+      return refuse(L.For, "a loop that writes '" + A.Root->getName() +
+                               "' is not 'for (T i = s; i < n; ++i)' with i "
+                               "unchanged in its body");
+    if (std::optional<Refusal> Why = checkCounter(*CL))
+      return Why;
+    L.Var = CL->Var;
+    L.Init = CL->Init;
+    L.Split = !LoopCarries[A.Loop] && !leavesEarly(L.For);
+    const auto *Sub = dyn_cast<ArraySubscriptExpr>(A.E);
+    const VarDecl *B =
+        Sub ? referencedVar(stripCasts(Sub->getBase())) : nullptr;
+    if (!Sub || !B || referencedVar(stripCasts(Sub->getIdx())) != L.Var)
+      return refuse(A.E, "'" + text(A.E) + "' is not '" + A.Root->getName() +
+                             "' indexed by the loop's counter '" +
+                             L.Var->getName() + "'");
+    if (Base && Base != B)
+      return refuse(A.E, "'" + A.Root->getName() +
+                             "' is reached through two pointers ('" +
+                             Base->getName() + "', '" + B->getName() + "')");
+    if (isModifiedIn(B, Body))
+      return refuse(A.E, "'" + B->getName() + "' changes in the kernel");
+    Base = B;
+    if (A.Reads && !L.Split)
+      return refuse(A.E, "'" + text(A.E) +
+                             "' is read in a loop that carries state (or "
+                             "leaves early), where another thread of the "
+                             "row may own it");
+    return std::nullopt;
+  }
+
+  bool isOne(const Expr *E) {
+    std::optional<int64_t> V = evaluateInt(E, Ctx, Body);
+    return V && *V == 1;
+  }
+
+  bool leavesEarly(const ForStmt *For) {
+    return firstHazard(For->getBody(), Ctx,
+                       {BodyHazard::Return, BodyHazard::Break}, "")
+        .has_value();
+  }
+
+  /// The counter is stepped by G in a 64-bit shadow: its type and its
+  /// bound's have at most 32 bits and one signedness, the counter at least
+  /// as wide (it never wraps before the bound), so every value of the
+  /// original loop is exact there and the shadow ends where it ends.
+  std::optional<Refusal> checkCounter(const CountedLoop &CL) {
+    QualType T = CL.Var->getType();
+    QualType B = CL.Bound->IgnoreImpCasts()->getType();
+    if (!T->isIntegerType() || !B->isIntegerType() || Ctx.getTypeSize(T) > 32 ||
+        Ctx.getTypeSize(B) > 32 || Ctx.getTypeSize(T) < Ctx.getTypeSize(B) ||
+        T->isSignedIntegerType() != B->isSignedIntegerType() ||
+        (CL.Inclusive && !T->isSignedIntegerType()))
+      return refuse(CL.Bound,
+                    "the counter '" + CL.Var->getName() + "' (" +
+                        T.getAsString() + ") and its bound (" +
+                        B.getAsString() +
+                        ") are not integers of at most 32 bits, one "
+                        "signedness, the counter as wide as the bound (and "
+                        "signed for '<=')");
+    if (hasSideEffects(CL.Init, Ctx) || hasSideEffects(CL.Bound, Ctx))
+      return refuse(CL.Bound, "the loop's start or bound has side effects");
+    return std::nullopt;
+  }
+
+  const KernelInfo &K;
+  ASTContext &Ctx;
+  const Stmt *Body;
+  ParentMap Parents;
+  RowThreadsPlan Plan;
+  std::vector<const Stmt *> LoopStmts;
+  std::vector<bool> LoopCarries;
+  std::vector<Access> Accesses;
+};
+
+} // namespace
+
+Decision<RowThreadsPlan> planRowThreads(const KernelInfo &K, ASTContext &Ctx) {
+  if (!K.Decl || !K.Decl->getBody())
+    return Refusal{"the kernel has no body", K.Loc};
+  return Planner(K, Ctx).run();
+}
+
+} // namespace kopt

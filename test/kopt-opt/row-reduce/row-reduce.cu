@@ -1,0 +1,218 @@
+// row-reduce: a thread-per-row kernel runs with several threads a row in a
+// copy, <kernel>_kopt_rows; loops that carry state run in each thread, the
+// others are split; each launch picks the copy when its grid allows.
+// RUN: kopt-opt %s -passes=row-reduce -Rpass=row-reduce -Rpass-missed=row-reduce -o %t.cu 2>&1 | FileCheck %s
+// RUN: FileCheck %s --check-prefix=OUT < %t.cu
+// RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
+// A second run changes nothing: the copies exist already.
+// RUN: kopt-opt %t.cu -passes=row-reduce -o %t.again.cu
+// RUN: diff %t.cu %t.again.cu
+// RUN: kopt-opt %s -passes='row-reduce{threads-per-row=8}' -o - | FileCheck %s --check-prefix=EIGHT
+// RUN: kopt-opt %s -passes='row-reduce{threads-per-row=3}' -Rpass-missed=row-reduce -o /dev/null 2>&1 | FileCheck %s --check-prefix=THREE
+// REQUIRES: filecheck
+#include <cuda_runtime.h>
+
+// CHECK-DAG: row-reduce.cu:[[@LINE+1]]:17: remark: 'norm_rows_kopt_rows' runs each row of 'row' on 32 threads: 1 loop split among them, 2 run by each in the original order, 1 stores outside loops by one; 1 launch run it with 32x the grid [-Rpass=row-reduce]
+__global__ void norm_rows(const float *__restrict__ x, float *__restrict__ y,
+                          float *__restrict__ scale, int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows)
+    return;
+  const float *in = x + row * n;
+  float top = -1e30f;
+  for (int j = 0; j < n; j++)
+    top = fmaxf(top, in[j]);
+  float sum = 0.0f;
+  for (int j = 0; j < n; j++)
+    sum += expf(in[j] - top);
+  float *out = y + row * n;
+  for (int j = 0; j < n; ++j) {
+    out[j] = expf(in[j] - top) / sum;
+  }
+  scale[row] = sum;
+}
+// OUT-LABEL: __global__ void norm_rows_kopt_rows(
+// OUT:        const unsigned long long kopt_t =
+// OUT-NEXT:       static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+// OUT-NEXT:   const unsigned kopt_lane = static_cast<unsigned>(kopt_t % 32u);
+// OUT-NEXT:   int row = static_cast<unsigned int>(kopt_t / 32u);
+// OUT:        for (int j = 0; j < n; j++)
+// OUT-NEXT:     top = fmaxf(top, in[j]);
+// OUT:        for (int j = 0; j < n; j++)
+// OUT-NEXT:     sum += expf(in[j] - top);
+// OUT:        for (long long kopt_i = kopt_lane;
+// OUT-NEXT:        kopt_i < static_cast<long long>(n); kopt_i += 32) {
+// OUT-NEXT:     const int j = static_cast<int>(kopt_i);
+// OUT-NEXT:     out[j] = expf(in[j] - top) / sum;
+// OUT:        { if (kopt_lane == 0u) scale[row] = sum; }
+// EIGHT: const unsigned kopt_lane = static_cast<unsigned>(kopt_t % 8u);
+// EIGHT: kopt_i += 8)
+// EIGHT: norm_rows_kopt_rows<<<kopt_grid * 8, threads>>>
+
+// A carrying loop stores only in the thread that owns the element; a later
+// split loop reads it back there (the same lane owns j in both), and a loop
+// that starts at 1 begins at each thread's first owned value.
+// CHECK-DAG: row-reduce.cu:[[@LINE+1]]:17: remark: 'causal_rows_kopt_rows' runs each row of 'r' on 32 threads: 2 loops split among them, 1 run by each in the original order (1 stores by the owning thread), 0 stores outside loops by one; 1 launch run it with 32x the grid [-Rpass=row-reduce]
+__global__ void causal_rows(float *__restrict__ p, const float *__restrict__ a,
+                            int rows, int n) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float *row = p + r * n;
+    float acc = 0.0f;
+    for (int j = 0; j <= r % n; j++) {
+      acc += a[r * n + j];
+      row[j] = acc;
+    }
+    for (int j = 1; j < n; j++)
+      row[j] *= 0.5f;
+    for (int j = 0; j < n; j++) {
+      if (j > r % n)
+        row[j] = 0.0f;
+    }
+  }
+}
+// OUT-LABEL: __global__ void causal_rows_kopt_rows(
+// OUT:      { if (static_cast<unsigned>(j) % 32u == kopt_lane) row[j] = acc; }
+// OUT:      for (long long kopt_i = static_cast<long long>(static_cast<int>(1)) +
+// OUT-NEXT:          static_cast<long long>((kopt_lane - static_cast<unsigned>(static_cast<int>(1))) % 32u);
+// OUT-NEXT:      kopt_i < static_cast<long long>(n); kopt_i += 32) { const int j = static_cast<int>(kopt_i); row[j] *= 0.5f; }
+
+// Refusals, one reason each.
+// CHECK-DAG: row-reduce.cu:[[@LINE+1]]:17: remark: thread-per-row kernel not re-mapped: 'y' is written and not __restrict__ (restrict-const adds a __restrict__ copy) [-Rpass-missed=row-reduce]
+__global__ void not_restrict(const float *x, float *y, int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows)
+    for (int j = 0; j < n; j++)
+      y[row * n + j] = 2.0f * x[row * n + j];
+}
+
+// CHECK-DAG: row-reduce.cu:[[@LINE+9]]:12: remark: thread-per-row kernel not re-mapped: 'out[j]' is read in a loop that carries state (or leaves early), where another thread of the row may own it [-Rpass-missed=row-reduce]
+__global__ void reads_back(float *__restrict__ y, const float *__restrict__ x,
+                           int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float *out = y + row * n;
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) {
+      out[j] = x[row * n + j];
+      s += out[j];
+    }
+    for (int j = 0; j < n; j++)
+      out[j] /= s;
+  }
+}
+
+// CHECK-DAG: row-reduce.cu:[[@LINE+1]]:17: remark: thread-per-row kernel not re-mapped: no loop of the row can be split among its threads (each one carries state or writes nothing): more threads would repeat the same work [-Rpass-missed=row-reduce]
+__global__ void dot_rows(const float *__restrict__ a,
+                         const float *__restrict__ b, float *__restrict__ out,
+                         int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float s = 0.0f;
+    for (int j = 0; j < n; j++)
+      s += a[row * n + j] * b[j];
+    out[row] = s;
+  }
+}
+
+// CHECK-DAG: row-reduce.cu:[[@LINE+8]]:7: remark: thread-per-row kernel not re-mapped: 'out[k]' is not 'y' indexed by the loop's counter 'j' [-Rpass-missed=row-reduce]
+__global__ void wrong_index(const float *__restrict__ x, float *__restrict__ y,
+                            int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float *out = y + row * n;
+    for (int j = 0; j < n; j++) {
+      int k = n - 1 - j;
+      out[k] = x[row * n + j];
+    }
+  }
+}
+
+// CHECK-DAG: row-reduce.cu:[[@LINE+6]]:7: remark: thread-per-row kernel not re-mapped: the kernel calls 'atomicAdd', which each of the row's threads would run [-Rpass-missed=row-reduce]
+__global__ void counts(const float *__restrict__ x, float *__restrict__ y,
+                       int *__restrict__ hits, int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows)
+    for (int j = 0; j < n; j++) {
+      atomicAdd(hits, 1);
+      y[row * n + j] = x[row * n + j];
+    }
+}
+
+// CHECK-DAG: row-reduce.cu:[[@LINE+5]]:30: remark: thread-per-row kernel not re-mapped: 'threadIdx.x' is used outside the row index's initializer [-Rpass-missed=row-reduce]
+__global__ void lane_use(const float *__restrict__ x, float *__restrict__ y,
+                         int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows)
+    y[row] = x[row] + (float)threadIdx.x;
+  for (int j = 0; j < n; j++)
+    y[rows + j] = 0.0f;
+}
+
+// CHECK-DAG: row-reduce.cu:[[@LINE+1]]:17: remark: thread-per-row kernel not re-mapped: the kernel uses shared memory [-Rpass-missed=row-reduce]
+__global__ void shared_rows(const float *__restrict__ x, float *__restrict__ y,
+                            int rows, int n) {
+  __shared__ float tmp[32];
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  tmp[0] = 0.0f;
+  if (row < rows)
+    for (int j = 0; j < n; j++)
+      y[row * n + j] = x[row * n + j] + tmp[0];
+}
+
+// CHECK-DAG: row-reduce.cu:[[@LINE+6]]:26: remark: thread-per-row kernel not re-mapped: the counter 'j' (long) and its bound (long) are not integers of at most 32 bits, one signedness, the counter as wide as the bound (and signed for '<=') [-Rpass-missed=row-reduce]
+__global__ void wide_rows(const float *__restrict__ x, float *__restrict__ y,
+                          int rows, long n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float *out = y + row * n;
+    for (long j = 0; j < n; j++)
+      out[j] = x[row * n + j];
+  }
+}
+
+// CHECK-DAG: row-reduce.cu:[[@LINE+2]]:17: remark: thread-per-row kernel not re-mapped: template kernels are not handled [-Rpass-missed=row-reduce]
+template <typename T>
+__global__ void copy_rows(const T *__restrict__ x, T *__restrict__ y, int rows,
+                          int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows)
+    for (int j = 0; j < n; j++)
+      y[row * n + j] = x[row * n + j];
+}
+
+// CHECK-DAG: row-reduce.cu:[[DIM3:[0-9]+]]:3: remark: thread-per-row kernel not re-mapped: the launch at [[DIM3]]:3 has a dim3 grid (the copy's rows follow x alone) [-Rpass-missed=row-reduce]
+__global__ void dim3_rows(const float *__restrict__ x, float *__restrict__ y,
+                          int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float *out = y + row * n;
+    for (int j = 0; j < n; j++)
+      out[j] = x[row * n + j];
+  }
+}
+
+// OUT-LABEL: void launch(
+// OUT:        // kopt row-reduce: 32 threads a row when the grid allows
+// OUT-NEXT:   const auto kopt_grid = ((rows + threads - 1) / threads);
+// OUT-NEXT:   if (kopt_grid >= 1 && kopt_grid <= 2147483647 / 32)
+// OUT-NEXT:     norm_rows_kopt_rows<<<kopt_grid * 32, threads>>>(x, y, scale, rows, n);
+// OUT-NEXT:   else
+// OUT-NEXT:     norm_rows<<<kopt_grid, threads>>>(x, y, scale, rows, n);
+void launch(const float *x, float *y, float *scale, float *p, int *hits,
+            int rows, int n, long wide) {
+  const int threads = 64;
+  norm_rows<<<(rows + threads - 1) / threads, threads>>>(x, y, scale, rows, n);
+  causal_rows<<<(rows + 47) / 48, 48>>>(p, x, rows, n);
+  not_restrict<<<rows, 1>>>(x, y, rows, n);
+  reads_back<<<rows, 1>>>(y, x, rows, n);
+  dot_rows<<<rows, 1>>>(x, x, y, rows, n);
+  wrong_index<<<rows, 1>>>(x, y, rows, n);
+  counts<<<rows, 1>>>(x, y, hits, rows, n);
+  lane_use<<<rows, 1>>>(x, y, rows, n);
+  shared_rows<<<rows, 1>>>(x, y, rows, n);
+  wide_rows<<<rows, 1>>>(x, y, rows, wide);
+  copy_rows<float><<<rows, 1>>>(x, y, rows, n);
+  dim3_rows<<<dim3(rows), 1>>>(x, y, rows, n);
+}
+// THREE: remark: thread-per-row kernel not re-mapped: threads-per-row=3 is not a power of two from 2 to 32
