@@ -419,6 +419,10 @@ private:
         if (A.Root != R)
           continue;
         if (Outside) {
+          if (!A.Writes && !insideStoreOf(A.E, R))
+            return refuse(A.E, "'" + text(A.E) +
+                                   "' reads what only one thread of the row "
+                                   "writes");
           if (A.Writes && Guarded.insert(A.Store).second) {
             if (std::optional<Refusal> Why = checkGuardable(A))
               return Why;
@@ -437,6 +441,16 @@ private:
       }
     }
     return std::nullopt;
+  }
+
+  /// True if E lies in a statement that writes through R (lane 0 runs the
+  /// whole statement, reads of R in it included).
+  bool insideStoreOf(const Expr *E, const ParmVarDecl *R) {
+    for (const Stmt *P = E; P; P = Parents.getParent(P))
+      for (const Access &A : Accesses)
+        if (A.Root == R && A.Writes && A.Store == P)
+          return true;
+    return false;
   }
 
   /// An access of a written parameter inside a loop: `B[i]`, one base for

@@ -192,6 +192,20 @@ __global__ void dim3_rows(const float *__restrict__ x, float *__restrict__ y,
   }
 }
 
+// CHECK-DAG: row-reduce.cu:[[@LINE+8]]:15: remark: thread-per-row kernel not re-mapped: 'm[row]' reads what only one thread of the row writes [-Rpass-missed=row-reduce]
+__global__ void reads_lane0(const float *__restrict__ x, float *__restrict__ y,
+                            float *__restrict__ m, int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float *out = y + row * n;
+    m[row] = x[row * n];
+    m[row] = m[row] + 1.0f;
+    float k = m[row];
+    for (int j = 0; j < n; j++)
+      out[j] = k * x[row * n + j];
+  }
+}
+
 // OUT-LABEL: void launch(
 // OUT:        // kopt row-reduce: 32 threads a row when the grid allows
 // OUT-NEXT:   const auto kopt_grid = ((rows + threads - 1) / threads);
@@ -214,5 +228,6 @@ void launch(const float *x, float *y, float *scale, float *p, int *hits,
   wide_rows<<<rows, 1>>>(x, y, rows, wide);
   copy_rows<float><<<rows, 1>>>(x, y, rows, n);
   dim3_rows<<<dim3(rows), 1>>>(x, y, rows, n);
+  reads_lane0<<<rows, 1>>>(x, y, scale, rows, n);
 }
 // THREE: remark: thread-per-row kernel not re-mapped: threads-per-row=3 is not a power of two from 2 to 32
