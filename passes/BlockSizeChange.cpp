@@ -180,13 +180,7 @@ const Stmt *splitAccumulation(const Stmt *S) {
   std::optional<CountedLoop> Counted =
       For ? matchCountedLoop(For) : std::nullopt;
   const VarDecl *LoopVar = Counted ? Counted->Var : nullptr;
-  SmallPtrSet<const VarDecl *, 8> Inner;
-  forEachSubStmt(Body, [&](const Stmt *C) {
-    if (const auto *DS = dyn_cast<DeclStmt>(C))
-      for (const Decl *D : DS->decls())
-        if (const auto *V = dyn_cast<VarDecl>(D))
-          Inner.insert(V);
-  });
+  SmallPtrSet<const VarDecl *, 8> Inner = varsDeclaredIn(Body);
   auto Carried = [&](const Expr *Target) {
     Target = Target->IgnoreParenImpCasts();
     if (const VarDecl *V = referencedVar(Target))
@@ -230,8 +224,8 @@ class Planner {
 public:
   Planner(PassContext &Ctx, const KernelInfo &K, int64_t B, int64_t N,
           bool Reassociate)
-      : Ctx(Ctx), K(K), B(B), N(N), Reassociate(Reassociate),
-        Change{EditSet(Ctx.source().Path), {}} {}
+      : Ctx(Ctx), K(K), B(B), N(N),
+        Reassociate(Reassociate), Change{EditSet(Ctx.source().Path), {}} {}
 
   std::variant<BlockSizeChange, std::string> run() {
     if (std::optional<std::string> Why = checkSizes())

@@ -591,28 +591,14 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
   static std::optional<std::string>
   coarsenedLaunch(const LaunchSite &L, unsigned Rows, ASTContext &HC) {
     const CUDAKernelCallExpr *Call = L.Call;
-    if (!Call || !isRewritable(Call->getSourceRange(), HC))
+    std::optional<LaunchPieces> P = launchPieces(Call, HC);
+    if (!P)
       return std::nullopt;
-    const CallExpr *Config = Call->getConfig();
-    std::vector<std::string> Conf;
-    for (unsigned I = 0; I < Config->getNumArgs(); ++I) {
-      const Expr *A = userWrittenLaunchArg(Config->getArg(I));
-      if (!A)
-        break;
-      Conf.push_back(sourceText(A->getSourceRange(), HC));
-      if (Conf.back().empty())
-        return std::nullopt;
-    }
+    const std::vector<std::string> &Conf = P->Config;
     std::string Args;
-    for (const Expr *A : Call->arguments()) {
-      std::string Text = sourceText(A->getSourceRange(), HC);
-      if (Text.empty() || isa<CXXDefaultArgExpr>(A))
-        return std::nullopt;
-      Args += Text + ", ";
-    }
-    std::string Callee = sourceText(Call->getCallee()->getSourceRange(), HC);
-    if (Conf.size() < 2 || Callee.empty())
-      return std::nullopt;
+    for (const std::string &A : P->Args)
+      Args += A + ", ";
+    const std::string &Callee = P->Callee;
     std::string R = std::to_string(Rows) + "u";
     std::string Out = "{\n";
     std::string Indent = indentOf(Call->getBeginLoc(), HC);

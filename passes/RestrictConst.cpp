@@ -275,16 +275,8 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
                                      const std::vector<const ParamInfo *> &Ptrs,
                                      ASTContext &HC) {
     std::string At = "the launch at " + str(L.Loc);
-    if (!L.Call || !L.CallerDecl)
-      return At + " is not a <<<...>>> call kopt can read";
-    // The check is host code.
-    if (L.CallerDecl->hasAttr<CUDAGlobalAttr>() ||
-        L.CallerDecl->hasAttr<CUDADeviceAttr>())
-      return At + " is in device code";
-    DynTypedNodeList Parents = HC.getParents(*L.Call);
-    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
-    if (!Parent || isa<Expr>(Parent))
-      return At + " is part of a larger expression";
+    if (std::string Why = whyNotReplaceableLaunch(L, HC); !Why.empty())
+      return At + " " + Why;
     std::map<const VarDecl *, const ParamInfo *> Passed;
     for (const ParamInfo *P : Ptrs) {
       unsigned Index = P->Decl->getFunctionScopeIndex();

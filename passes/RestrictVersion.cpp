@@ -145,4 +145,18 @@ std::optional<std::string> versionedLaunch(const CUDAKernelCallExpr *Call,
   return "{\n" + Indent + "  " + reindent(If, "  ") + "\n" + Indent + "}";
 }
 
+std::string whyNotReplaceableLaunch(const LaunchSite &L, ASTContext &HC) {
+  if (!L.Call || !L.CallerDecl)
+    return "is not a <<<...>>> call kopt can read";
+  // The choice is host code.
+  if (L.CallerDecl->hasAttr<CUDAGlobalAttr>() ||
+      L.CallerDecl->hasAttr<CUDADeviceAttr>())
+    return "is in device code";
+  DynTypedNodeList Parents = HC.getParents(*L.Call);
+  const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+  if (!Parent || isa<Expr>(Parent))
+    return "is part of a larger expression";
+  return "";
+}
+
 } // namespace kopt

@@ -21,6 +21,8 @@
 #ifndef KOPT_PASSES_RESTRICTVERSION_H
 #define KOPT_PASSES_RESTRICTVERSION_H
 
+#include "kopt/Analysis/KernelInfo.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
@@ -56,6 +58,12 @@ restrictCopy(const clang::FunctionDecl *Kernel,
 std::optional<std::string>
 versionedLaunch(const clang::CUDAKernelCallExpr *Call,
                 llvm::ArrayRef<unsigned> Checked, clang::ASTContext &HC);
+
+/// Why launch L cannot be replaced by a statement that chooses between two
+/// launches (host code, a statement of its own): "is not a <<<...>>> call
+/// kopt can read", "is in device code" or "is part of a larger
+/// expression"; empty when it can be.
+std::string whyNotReplaceableLaunch(const LaunchSite &L, clang::ASTContext &HC);
 
 } // namespace kopt
 

@@ -36,12 +36,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "Options.h"
+#include "RestrictVersion.h"
 #include "SourceLayout.h"
 #include "kopt/Analysis/RowThreads.h"
 #include "kopt/Pass/Pass.h"
 
-#include "clang/AST/ParentMap.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace clang;
 using namespace llvm;
@@ -245,30 +246,14 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
   static std::optional<std::string> launchText(const LaunchSite &L, unsigned G,
                                                ASTContext &HC,
                                                std::string &Why) {
+    Why = whyNotReplaceableLaunch(L, HC);
+    std::optional<LaunchPieces> P =
+        Why.empty() ? launchPieces(L.Call, HC) : std::nullopt;
+    if (!P)
+      return std::nullopt;
     const CUDAKernelCallExpr *Call = L.Call;
-    if (!Call || !isRewritable(Call->getSourceRange(), HC) || !L.CallerDecl)
-      return std::nullopt;
-    const FunctionDecl *Caller = L.CallerDecl;
-    if (Caller->hasAttr<CUDAGlobalAttr>() ||
-        (Caller->hasAttr<CUDADeviceAttr>() &&
-         !Caller->hasAttr<CUDAHostAttr>())) {
-      Why = "is in device code";
-      return std::nullopt;
-    }
-    if (Caller->getBody()) {
-      ParentMap PM(Caller->getBody());
-      const Stmt *Parent = PM.getParent(Call);
-      if (Parent && isa<Expr>(Parent)) {
-        Why = "is part of a larger expression";
-        return std::nullopt;
-      }
-    }
-    const CallExpr *Config = Call->getConfig();
-    std::vector<std::string> Conf;
-    for (unsigned I = 0; I < Config->getNumArgs(); ++I) {
-      const Expr *A = userWrittenLaunchArg(Config->getArg(I));
-      if (!A)
-        break;
+    for (unsigned I = 0; I < P->ConfigExprs.size(); ++I) {
+      const Expr *A = P->ConfigExprs[I];
       if (I < 2 && (!A->getType()->isIntegerType() || isDim3(A->getType()))) {
         Why = "has a dim3 " + std::string(I ? "block" : "grid") +
               " (the copy's rows follow x alone)";
@@ -278,32 +263,22 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
         Why = "has a configuration argument with side effects";
         return std::nullopt;
       }
-      Conf.push_back(sourceText(A->getSourceRange(), HC));
-      if (Conf.back().empty())
-        return std::nullopt;
     }
-    std::string Args;
-    for (const Expr *A : Call->arguments()) {
-      std::string Text = sourceText(A->getSourceRange(), HC);
-      if (Text.empty() || isa<CXXDefaultArgExpr>(A))
-        return std::nullopt;
-      if (hasSideEffects(A, HC)) {
-        Why = "has an argument with side effects";
-        return std::nullopt;
-      }
-      Args += (Args.empty() ? "" : ", ") + Text;
-    }
-    std::string Callee = sourceText(Call->getCallee()->getSourceRange(), HC);
-    if (Conf.size() < 2 || Callee.empty())
+    if (any_of(Call->arguments(),
+               [&](const Expr *A) { return hasSideEffects(A, HC); })) {
+      Why = "has an argument with side effects";
       return std::nullopt;
+    }
+    std::string Args = join(P->Args, ", ");
     std::string Rest;
-    for (std::size_t I = 1; I < Conf.size(); ++I)
-      Rest += ", " + Conf[I];
+    for (std::size_t I = 1; I < P->Config.size(); ++I)
+      Rest += ", " + P->Config[I];
+    const std::string &Callee = P->Callee;
     std::string Gs = std::to_string(G);
     std::string In = indentOf(Call->getBeginLoc(), HC);
     return "{\n" + In + "  // kopt row-reduce: " + Gs +
            " threads a row when the grid allows\n" + In +
-           "  const auto kopt_grid = (" + Conf[0] + ");\n" + In +
+           "  const auto kopt_grid = (" + P->Config[0] + ");\n" + In +
            "  if (kopt_grid >= 1 && kopt_grid <= 2147483647 / " + Gs + ")\n" +
            In + "    " + Callee + RowsSuffix + "<<<kopt_grid * " + Gs + Rest +
            ">>>(" + Args + ");\n" + In + "  else\n" + In + "    " + Callee +

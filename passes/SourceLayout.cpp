@@ -164,4 +164,31 @@ bodyStatements(StringRef Code, const Stmt *Body,
   return reindent(Text, Extra);
 }
 
+std::optional<LaunchPieces> launchPieces(const CUDAKernelCallExpr *Call,
+                                         ASTContext &HC) {
+  if (!Call || !isRewritable(Call->getSourceRange(), HC))
+    return std::nullopt;
+  LaunchPieces P;
+  const CallExpr *Config = Call->getConfig();
+  for (unsigned I = 0; I < Config->getNumArgs(); ++I) {
+    const Expr *A = userWrittenLaunchArg(Config->getArg(I));
+    if (!A)
+      break;
+    P.Config.push_back(sourceText(A->getSourceRange(), HC));
+    P.ConfigExprs.push_back(A);
+    if (P.Config.back().empty())
+      return std::nullopt;
+  }
+  for (const Expr *A : Call->arguments()) {
+    std::string Text = sourceText(A->getSourceRange(), HC);
+    if (Text.empty() || isa<CXXDefaultArgExpr>(A))
+      return std::nullopt;
+    P.Args.push_back(Text);
+  }
+  P.Callee = sourceText(Call->getCallee()->getSourceRange(), HC);
+  if (P.Config.size() < 2 || P.Callee.empty())
+    return std::nullopt;
+  return P;
+}
+
 } // namespace kopt

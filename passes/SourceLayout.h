@@ -14,6 +14,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -70,6 +71,22 @@ std::string bodyStatements(
     llvm::StringRef Code, const clang::Stmt *Body,
     std::vector<std::tuple<unsigned, unsigned, std::string>> Replacements,
     llvm::StringRef Indent, clang::ASTContext &Ctx);
+
+/// A launch `callee<<<config>>>(args)` as written, for passes that re-launch
+/// it: the callee's text, the configuration arguments the user wrote
+/// (grid, block, then shared bytes and stream where given) and the call's
+/// arguments.
+struct LaunchPieces {
+  std::string Callee;
+  std::vector<std::string> Config; ///< at least grid and block
+  std::vector<std::string> Args;
+  std::vector<const clang::Expr *> ConfigExprs; ///< as Config
+};
+
+/// The pieces of Call; none when part of it is written in a macro or an
+/// argument is defaulted (it has no text).
+std::optional<LaunchPieces> launchPieces(const clang::CUDAKernelCallExpr *Call,
+                                         clang::ASTContext &HC);
 
 } // namespace kopt
 

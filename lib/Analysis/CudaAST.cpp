@@ -447,6 +447,17 @@ std::vector<const DeclRefExpr *> referencesTo(const Stmt *S, const ValueDecl *D,
   return Out;
 }
 
+llvm::SmallPtrSet<const VarDecl *, 8> varsDeclaredIn(const Stmt *S) {
+  llvm::SmallPtrSet<const VarDecl *, 8> Vars;
+  forEachSubStmt(S, [&](const Stmt *X) {
+    if (const auto *DS = dyn_cast<DeclStmt>(X))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          Vars.insert(V);
+  });
+  return Vars;
+}
+
 size_t countReferences(const Stmt *S, const ValueDecl *D) {
   return S ? referencesTo(S, D, D->getASTContext()).size() : 0;
 }

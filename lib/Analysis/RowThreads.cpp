@@ -202,13 +202,7 @@ private:
     for (size_t I = 0; I < LoopStmts.size(); ++I) {
       const Stmt *S = LoopStmts[I];
       RowLoop &L = Plan.Loops[I];
-      SmallPtrSet<const VarDecl *, 8> Inside;
-      forEachSubStmt(S, [&](const Stmt *X) {
-        if (const auto *DS = dyn_cast<DeclStmt>(X))
-          for (const Decl *D : DS->decls())
-            if (const auto *V = dyn_cast<VarDecl>(D))
-              Inside.insert(V);
-      });
+      SmallPtrSet<const VarDecl *, 8> Inside = varsDeclaredIn(S);
       bool Carries = false;
       forEachSubStmt(S, [&](const Stmt *X) {
         std::optional<WriteOf> W = writeOf(X);
@@ -294,8 +288,9 @@ private:
 
   /// Every dereference in the kernel with its root, loop and store.
   std::optional<Refusal> collectAccesses() {
-    DenseMap<const Expr *, const Stmt *> Written;
-    DenseMap<const Expr *, bool> Plain;
+    // The dereference each write lands in: the writing statement, and
+    // whether it is a plain `=` of the whole element (no read).
+    DenseMap<const Expr *, std::pair<const Stmt *, bool>> Written;
     std::optional<Refusal> Why;
     forEachSubStmt(Body, [&](const Stmt *S) {
       std::optional<WriteOf> W = writeOf(S);
@@ -308,8 +303,7 @@ private:
                             "through a pointer");
         return;
       }
-      Written[D] = S;
-      Plain[D] = W->Plain && D == W->Target->IgnoreParens();
+      Written[D] = {S, W->Plain && D == W->Target->IgnoreParens()};
     });
     if (Why)
       return Why;
@@ -352,8 +346,8 @@ private:
       }
       if (auto It = Written.find(E); It != Written.end()) {
         A.Writes = true;
-        A.Store = It->second;
-        A.Reads = !Plain[E];
+        A.Store = It->second.first;
+        A.Reads = !It->second.second;
       }
       if (const Stmt *L = outermostLoop(E))
         A.Loop = std::find(LoopStmts.begin(), LoopStmts.end(), L) -

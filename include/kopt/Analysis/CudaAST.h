@@ -16,6 +16,7 @@
 
 #include "kopt/Analysis/Mutation.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <cstdint>
 #include <optional>
@@ -142,6 +143,11 @@ std::optional<WriteOf> writeOf(const clang::Stmt *S);
 std::vector<const clang::DeclRefExpr *> referencesTo(const clang::Stmt *S,
                                                      const clang::ValueDecl *D,
                                                      clang::ASTContext &Ctx);
+
+/// The variables declared in S (its own declarations and its
+/// sub-statements').
+llvm::SmallPtrSet<const clang::VarDecl *, 8>
+varsDeclaredIn(const clang::Stmt *S);
 
 /// How many times S refers to D.
 size_t countReferences(const clang::Stmt *S, const clang::ValueDecl *D);
