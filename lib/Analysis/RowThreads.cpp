@@ -39,7 +39,6 @@ bool isReadOnlyLoad(StringRef Name) {
 struct Access {
   const Expr *E = nullptr;
   const Expr *Pointer = nullptr; ///< the pointer dereferenced
-  const Expr *Index = nullptr;   ///< e of `B[e]`, else null
   const ParmVarDecl *Root = nullptr;
   bool Writes = false, Reads = true;
   const Stmt *Store = nullptr; ///< the statement writing it
@@ -169,9 +168,8 @@ private:
     const Expr *E = Target->IgnoreParenImpCasts();
     while (true) {
       if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
-        if (A->getBase()->IgnoreParenImpCasts()->getType()->isPointerType() &&
-            !isa<ArraySubscriptExpr>(A->getBase()->IgnoreParenImpCasts()))
-          return nullptr;
+        if (A->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
+          return nullptr; // memory, also through a local array of pointers
         E = A->getBase()->IgnoreParenImpCasts();
       } else if (const auto *M = dyn_cast<MemberExpr>(E)) {
         if (M->isArrow())
@@ -327,7 +325,6 @@ private:
           return;
         }
         A.Pointer = Sub->getBase();
-        A.Index = Sub->getIdx();
       } else if (const auto *U = dyn_cast<UnaryOperator>(E);
                  U && U->getOpcode() == UO_Deref)
         A.Pointer = U->getSubExpr();

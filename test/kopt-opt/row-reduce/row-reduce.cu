@@ -206,6 +206,17 @@ __global__ void reads_lane0(const float *__restrict__ x, float *__restrict__ y,
   }
 }
 
+// A write through a local array of pointers is memory, not a local.
+// CHECK-DAG: row-reduce.cu:[[@LINE+7]]:7: remark: thread-per-row kernel not re-mapped: cannot tell which parameter 'outs[0]' points into [-Rpass-missed=row-reduce]
+__global__ void pointer_table(const float *__restrict__ x,
+                              float *__restrict__ y, int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  float *outs[1] = {y + row * n};
+  if (row < rows)
+    for (int j = 0; j < n; j++)
+      outs[0][j] = x[row * n + j];
+}
+
 // OUT-LABEL: void launch(
 // OUT:        // kopt row-reduce: 32 threads a row when the grid allows
 // OUT-NEXT:   const auto kopt_grid = ((rows + threads - 1) / threads);
@@ -229,5 +240,6 @@ void launch(const float *x, float *y, float *scale, float *p, int *hits,
   copy_rows<float><<<rows, 1>>>(x, y, rows, n);
   dim3_rows<<<dim3(rows), 1>>>(x, y, rows, n);
   reads_lane0<<<rows, 1>>>(x, y, scale, rows, n);
+  pointer_table<<<rows, 1>>>(x, y, rows, n);
 }
 // THREE: remark: thread-per-row kernel not re-mapped: threads-per-row=3 is not a power of two from 2 to 32
