@@ -4,8 +4,9 @@
 // Passes that rebuild a loop or a block as text (vectorize-loads,
 // register-cache, warp-reduce) need the same few things: where a statement
 // ends (through its ';'), the indentation of a line, copied code nested one
-// level deeper, a slice of the file with some of its ranges replaced, and
-// where a file-scope helper goes.
+// level deeper, a slice of the file with some of its ranges replaced,
+// where a file-scope helper goes, and the texts of a launch that a pass
+// writes again (coalesce, row-reduce).
 //
 //===----------------------------------------------------------------------===//
 
