@@ -468,14 +468,22 @@ private:
     const auto *Sub = dyn_cast<ArraySubscriptExpr>(A.E);
     const VarDecl *B =
         Sub ? referencedVar(stripCasts(Sub->getBase())) : nullptr;
-    if (!Sub || !B || referencedVar(stripCasts(Sub->getIdx())) != L.Var)
+    std::optional<std::string> Offset =
+        Sub ? counterOffset(Sub->getIdx(), L.Var) : std::nullopt;
+    if (!B || !Offset)
       return refuse(A.E, "'" + text(A.E) + "' is not '" + A.Root->getName() +
                              "' indexed by the loop's counter '" +
-                             L.Var->getName() + "'");
+                             L.Var->getName() +
+                             "' (plus an offset the same in every loop)");
     if (Base && Base != B)
       return refuse(A.E, "'" + A.Root->getName() +
                              "' is reached through two pointers ('" +
                              Base->getName() + "', '" + B->getName() + "')");
+    auto [It, New] = Offsets.try_emplace(A.Root, *Offset);
+    if (!New && It->second != *Offset)
+      return refuse(A.E, "'" + A.Root->getName() +
+                             "' is indexed with two offsets ('" + It->second +
+                             "', '" + *Offset + "')");
     if (isModifiedIn(B, Body))
       return refuse(A.E, "'" + B->getName() + "' changes in the kernel");
     Base = B;
@@ -485,6 +493,50 @@ private:
                              "leaves early), where another thread of the "
                              "row may own it");
     return std::nullopt;
+  }
+
+  /// The offset O of an index `i`, `O + i` or `i + O` (i the counter; ""
+  /// for `i` alone), when O has one value in the whole kernel: no side
+  /// effect or memory read, and only parameters and variables declared
+  /// outside loops that never change. Its text, without spaces, names it.
+  std::optional<std::string> counterOffset(const Expr *Index,
+                                           const VarDecl *Counter) {
+    const Expr *I = stripCasts(Index);
+    if (referencedVar(I) == Counter)
+      return std::string();
+    const auto *Add = dyn_cast<BinaryOperator>(I);
+    if (!Add || Add->getOpcode() != BO_Add)
+      return std::nullopt;
+    const Expr *O = nullptr;
+    if (referencedVar(stripCasts(Add->getRHS())) == Counter)
+      O = Add->getLHS();
+    else if (referencedVar(stripCasts(Add->getLHS())) == Counter)
+      O = Add->getRHS();
+    if (!O || hasSideEffects(O, Ctx))
+      return std::nullopt;
+    bool Uniform = true;
+    forEachSubStmt(O, [&](const Stmt *S) {
+      if (isa<ArraySubscriptExpr, MemberExpr, CallExpr>(S))
+        Uniform = false;
+      else if (const auto *U = dyn_cast<UnaryOperator>(S);
+               U && U->getOpcode() == UO_Deref)
+        Uniform = false;
+      else if (const auto *R = dyn_cast<DeclRefExpr>(S)) {
+        const auto *V = dyn_cast<VarDecl>(R->getDecl());
+        if (V && (!V->hasLocalStorage() || isModifiedIn(V, Body) ||
+                  declaredInLoop(V)))
+          Uniform = false;
+      }
+    });
+    std::string Text = withoutSpaces(sourceText(O->getSourceRange(), Ctx));
+    if (!Uniform || Text.empty())
+      return std::nullopt;
+    return Text;
+  }
+
+  bool declaredInLoop(const VarDecl *V) {
+    return any_of(LoopStmts,
+                  [&](const Stmt *L) { return varsDeclaredIn(L).count(V); });
   }
 
   bool isOne(const Expr *E) {
@@ -529,6 +581,9 @@ private:
   std::vector<const Stmt *> LoopStmts;
   std::vector<bool> LoopCarries;
   std::vector<Access> Accesses;
+  /// The offset every in-loop access of a written parameter adds to the
+  /// counter (see counterOffset).
+  DenseMap<const ParmVarDecl *, std::string> Offsets;
 };
 
 } // namespace

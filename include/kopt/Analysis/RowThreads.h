@@ -28,9 +28,11 @@
 //     pointers based on them; the kernel reaches memory only through its
 //     pointer parameters (hiddenPointer);
 //   * a written parameter is either written only outside loops (and not
-//     read elsewhere), or accessed only as `B[i]`, one base B for all its
-//     accesses and i the counter of the row loop around the access, read
-//     only in split loops;
+//     read elsewhere), or accessed only as `B[i]` or `B[o + i]`, one base B
+//     and one offset o for all its accesses (o with one value in the whole
+//     kernel: parameters and unchanged variables declared outside loops, no
+//     memory read or call), i the counter of the row loop around the
+//     access, read only in split loops;
 //   * a loop that writes memory is `for (T i = S; i < N; ++i)` (or `<=`,
 //     `i += 1`) with i unchanged in the body; a split loop writes no
 //     variable declared outside it and does not leave early (break, return,

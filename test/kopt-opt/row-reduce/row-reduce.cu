@@ -115,7 +115,7 @@ __global__ void dot_rows(const float *__restrict__ a,
   }
 }
 
-// CHECK-DAG: row-reduce.cu:[[@LINE+8]]:7: remark: thread-per-row kernel not re-mapped: 'out[k]' is not 'y' indexed by the loop's counter 'j' [-Rpass-missed=row-reduce]
+// CHECK-DAG: row-reduce.cu:[[@LINE+8]]:7: remark: thread-per-row kernel not re-mapped: 'out[k]' is not 'y' indexed by the loop's counter 'j' (plus an offset the same in every loop) [-Rpass-missed=row-reduce]
 __global__ void wrong_index(const float *__restrict__ x, float *__restrict__ y,
                             int rows, int n) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -206,6 +206,49 @@ __global__ void reads_lane0(const float *__restrict__ x, float *__restrict__ y,
   }
 }
 
+// The element may be written as the parameter plus an offset that is the
+// same in every loop (`y[row * n + j]`), not only through a row pointer.
+// CHECK-DAG: row-reduce.cu:[[@LINE+1]]:17: remark: 'offset_rows_kopt_rows' runs each row of 'row' on 32 threads: 2 loops split among them, 1 run by each in the original order, 0 stores outside loops by one; 1 launch run it with 32x the grid [-Rpass=row-reduce]
+__global__ void offset_rows(const float *__restrict__ x, float *__restrict__ y,
+                            int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float s = 0.0f;
+    for (int j = 0; j < n; j++)
+      s += x[row * n + j];
+    for (int j = 0; j < n; j++)
+      y[row * n + j] = x[row * n + j] - s;
+    for (int j = 0; j < n; j++)
+      y[j + row * n] *= 2.0f;
+  }
+}
+// OUT-LABEL: __global__ void offset_rows_kopt_rows(
+// OUT:          y[row * n + j] = x[row * n + j] - s;
+// OUT:        for (long long kopt_i = kopt_lane;
+
+// CHECK-DAG: row-reduce.cu:[[@LINE+8]]:7: remark: thread-per-row kernel not re-mapped: 'y' is indexed with two offsets ('row*n', 'row*n+1') [-Rpass-missed=row-reduce]
+__global__ void two_offsets(const float *__restrict__ x, float *__restrict__ y,
+                            int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    for (int j = 0; j < n; j++)
+      y[row * n + j] = x[row * n + j];
+    for (int j = 0; j < n - 1; j++)
+      y[row * n + 1 + j] += 1.0f;
+  }
+}
+
+// CHECK-DAG: row-reduce.cu:[[@LINE+7]]:7: remark: thread-per-row kernel not re-mapped: 'y[k + j]' is not 'y' indexed by the loop's counter 'j' (plus an offset the same in every loop) [-Rpass-missed=row-reduce]
+__global__ void varying_offset(const float *__restrict__ x,
+                               float *__restrict__ y, int rows, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows)
+    for (int j = 0; j < n; j++) {
+      int k = row * n;
+      y[k + j] = x[row * n + j];
+    }
+}
+
 // A write through a local array of pointers is memory, not a local.
 // CHECK-DAG: row-reduce.cu:[[@LINE+7]]:7: remark: thread-per-row kernel not re-mapped: cannot tell which parameter 'outs[0]' points into [-Rpass-missed=row-reduce]
 __global__ void pointer_table(const float *__restrict__ x,
@@ -241,5 +284,8 @@ void launch(const float *x, float *y, float *scale, float *p, int *hits,
   dim3_rows<<<dim3(rows), 1>>>(x, y, rows, n);
   reads_lane0<<<rows, 1>>>(x, y, scale, rows, n);
   pointer_table<<<rows, 1>>>(x, y, rows, n);
+  offset_rows<<<rows, 1>>>(x, y, rows, n);
+  two_offsets<<<rows, 1>>>(x, y, rows, n);
+  varying_offset<<<rows, 1>>>(x, y, rows, n);
 }
 // THREE: remark: thread-per-row kernel not re-mapped: threads-per-row=3 is not a power of two from 2 to 32
