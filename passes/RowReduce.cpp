@@ -36,7 +36,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Options.h"
-#include "RestrictVersion.h"
+#include "ScaledLaunch.h"
 #include "SourceLayout.h"
 #include "kopt/Analysis/RowThreads.h"
 #include "kopt/Pass/Pass.h"
@@ -95,7 +95,12 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
     ASTContext &HC = KC.hostContext();
     for (const LaunchSite *L : Launches) {
       std::string Why;
-      std::optional<std::string> Text = launchText(*L, G, HC, Why);
+      ScaledLaunchSpec Spec;
+      Spec.Factor = G;
+      Spec.FastSuffix = RowsSuffix;
+      Spec.Comment = "kopt row-reduce: " + std::to_string(G) +
+                     " threads a row when the grid allows";
+      std::optional<std::string> Text = scaledLaunch(*L, Spec, HC, Why);
       auto Off = L->Call ? stmtOffsets(L->Call, HC) : std::nullopt;
       if (!Text || !Off)
         return Missed(L->Loc,
@@ -240,49 +245,6 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
       Edits.emplace_back(BodyAt->second, 0, " }");
     }
     return true;
-  }
-
-  /// A launch made a choice between the copy (grid x G) and the original.
-  static std::optional<std::string> launchText(const LaunchSite &L, unsigned G,
-                                               ASTContext &HC,
-                                               std::string &Why) {
-    Why = whyNotReplaceableLaunch(L, HC);
-    std::optional<LaunchPieces> P =
-        Why.empty() ? launchPieces(L.Call, HC) : std::nullopt;
-    if (!P)
-      return std::nullopt;
-    const CUDAKernelCallExpr *Call = L.Call;
-    for (unsigned I = 0; I < P->ConfigExprs.size(); ++I) {
-      const Expr *A = P->ConfigExprs[I];
-      if (I < 2 && (!A->getType()->isIntegerType() || isDim3(A->getType()))) {
-        Why = "has a dim3 " + std::string(I ? "block" : "grid") +
-              " (the copy's rows follow x alone)";
-        return std::nullopt;
-      }
-      if (I > 0 && hasSideEffects(A, HC)) {
-        Why = "has a configuration argument with side effects";
-        return std::nullopt;
-      }
-    }
-    if (any_of(Call->arguments(),
-               [&](const Expr *A) { return hasSideEffects(A, HC); })) {
-      Why = "has an argument with side effects";
-      return std::nullopt;
-    }
-    std::string Args = join(P->Args, ", ");
-    std::string Rest;
-    for (std::size_t I = 1; I < P->Config.size(); ++I)
-      Rest += ", " + P->Config[I];
-    const std::string &Callee = P->Callee;
-    std::string Gs = std::to_string(G);
-    std::string In = indentOf(Call->getBeginLoc(), HC);
-    return "{\n" + In + "  // kopt row-reduce: " + Gs +
-           " threads a row when the grid allows\n" + In +
-           "  const auto kopt_grid = (" + P->Config[0] + ");\n" + In +
-           "  if (kopt_grid >= 1 && kopt_grid <= 2147483647 / " + Gs + ")\n" +
-           In + "    " + Callee + RowsSuffix + "<<<kopt_grid * " + Gs + Rest +
-           ">>>(" + Args + ");\n" + In + "  else\n" + In + "    " + Callee +
-           "<<<kopt_grid" + Rest + ">>>(" + Args + ");\n" + In + "}";
   }
 };
 

@@ -3,9 +3,11 @@
 #include "kopt/Analysis/BodyHazards.h"
 #include "kopt/Analysis/CudaAST.h"
 
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
@@ -108,6 +110,39 @@ std::optional<BodyHazard> firstHazard(const Stmt *Body, ASTContext &Ctx,
     if (Wanted(H.K))
       return H;
   }
+  return std::nullopt;
+}
+
+namespace {
+
+/// Loads that take a pointer and only read through it.
+bool isReadOnlyLoad(llvm::StringRef Name) {
+  return Name == "__ldg" || Name == "__ldca" || Name == "__ldcg" ||
+         Name == "__ldcs" || Name == "__ldlu" || Name == "__ldcv";
+}
+
+} // namespace
+
+std::optional<CallHazard> callHazard(const CallExpr *C, ASTContext &Ctx) {
+  const FunctionDecl *F = C->getDirectCallee();
+  std::string Name =
+      F ? F->getNameAsString()
+        : oneLine(sourceText(C->getCallee()->getSourceRange(), Ctx));
+  if (isa<CUDAKernelCallExpr>(C))
+    return CallHazard{CallHazard::Launch, Name};
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!F || (!F->getBuiltinID() &&
+             !SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation()))))
+    return CallHazard{CallHazard::Unanalyzed, Name};
+  bool PointerArg = llvm::any_of(C->arguments(), [](const Expr *A) {
+    return A->IgnoreParenImpCasts()->getType()->isPointerType();
+  });
+  llvm::StringRef N(Name);
+  if ((PointerArg && !isReadOnlyLoad(N)) || C->getType()->isPointerType() ||
+      N.contains("atomic") || N.contains("clock") || N.contains("printf") ||
+      N.contains("trap") || N.contains("malloc") || N == "free" ||
+      N.contains("nanosleep"))
+    return CallHazard{CallHazard::Effects, Name};
   return std::nullopt;
 }
 

@@ -29,12 +29,6 @@ bool isLoop(const Stmt *S) {
   return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
 }
 
-/// Loads that take a pointer and only read through it.
-bool isReadOnlyLoad(StringRef Name) {
-  return Name == "__ldg" || Name == "__ldca" || Name == "__ldcg" ||
-         Name == "__ldcs" || Name == "__ldlu" || Name == "__ldcv";
-}
-
 /// One dereference of a pointer: `B[e]`, `*p` or `p->m`.
 struct Access {
   const Expr *E = nullptr;
@@ -132,26 +126,20 @@ private:
   /// Calls run G times: only CUDA's and the C library's functions without
   /// pointer arguments (no atomics, printf, malloc), and read-only loads.
   std::optional<Refusal> checkCall(const CallExpr *C) {
-    if (isa<CUDAKernelCallExpr>(C))
+    std::optional<CallHazard> H = callHazard(C, Ctx);
+    if (!H)
+      return std::nullopt;
+    switch (H->K) {
+    case CallHazard::Launch:
       return refuse(C, "the kernel launches kernels");
-    const FunctionDecl *F = C->getDirectCallee();
-    const SourceManager &SM = Ctx.getSourceManager();
-    std::string Name = F ? F->getNameAsString() : text(C->getCallee());
-    if (!F || (!F->getBuiltinID() &&
-               !SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation()))))
-      return refuse(C,
-                    "the kernel calls '" + Name + "', which is not analyzed");
-    bool PointerArg = any_of(C->arguments(), [](const Expr *A) {
-      return A->IgnoreParenImpCasts()->getType()->isPointerType();
-    });
-    StringRef N(Name);
-    if ((PointerArg && !isReadOnlyLoad(N)) || C->getType()->isPointerType() ||
-        N.contains("atomic") || N.contains("clock") || N.contains("printf") ||
-        N.contains("trap") || N.contains("malloc") || N == "free" ||
-        N.contains("nanosleep"))
-      return refuse(C, "the kernel calls '" + Name +
-                           "', which each of the row's threads would run");
-    return std::nullopt;
+    case CallHazard::Unanalyzed:
+      return refuse(C, "the kernel calls '" + H->Name +
+                           "', which is not analyzed");
+    case CallHazard::Effects:
+      break;
+    }
+    return refuse(C, "the kernel calls '" + H->Name +
+                         "', which each of the row's threads would run");
   }
 
   const Stmt *outermostLoop(const Stmt *S) {

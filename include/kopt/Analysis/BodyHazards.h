@@ -12,6 +12,7 @@
 #define KOPT_ANALYSIS_BODYHAZARDS_H
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/ArrayRef.h"
 
@@ -43,6 +44,24 @@ std::optional<BodyHazard> firstHazard(const clang::Stmt *Body,
                                       clang::ASTContext &Ctx,
                                       llvm::ArrayRef<BodyHazard::Kind> Kinds,
                                       llvm::StringRef ReservedPrefix = "");
+
+/// What a call may do beyond computing its value from its operands.
+struct CallHazard {
+  enum Kind {
+    Launch,     ///< a kernel launch
+    Unanalyzed, ///< a function outside CUDA's and the C library's headers
+    Effects     ///< memory or ordering effects: a pointer argument (other
+                ///< than a read-only load's), a pointer result, atomics,
+                ///< clock, printf, trap, malloc, free, nanosleep
+  };
+  Kind K;
+  std::string Name; ///< the callee as written
+};
+
+/// Why C is not a pure function of its operands as far as kopt can tell;
+/// std::nullopt when it is.
+std::optional<CallHazard> callHazard(const clang::CallExpr *C,
+                                     clang::ASTContext &Ctx);
 
 } // namespace kopt
 

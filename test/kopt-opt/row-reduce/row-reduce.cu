@@ -181,7 +181,7 @@ __global__ void copy_rows(const T *__restrict__ x, T *__restrict__ y, int rows,
       y[row * n + j] = x[row * n + j];
 }
 
-// CHECK-DAG: row-reduce.cu:[[DIM3:[0-9]+]]:3: remark: thread-per-row kernel not re-mapped: the launch at [[DIM3]]:3 has a dim3 grid (the copy's rows follow x alone) [-Rpass-missed=row-reduce]
+// CHECK-DAG: row-reduce.cu:[[DIM3:[0-9]+]]:3: remark: thread-per-row kernel not re-mapped: the launch at [[DIM3]]:3 has a dim3 grid (the larger grid is in x alone) [-Rpass-missed=row-reduce]
 __global__ void dim3_rows(const float *__restrict__ x, float *__restrict__ y,
                           int rows, int n) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;

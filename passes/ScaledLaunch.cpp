@@ -1,0 +1,69 @@
+//===- ScaledLaunch.cpp - A launch run on a grid S times larger -----------===//
+
+#include "ScaledLaunch.h"
+#include "RestrictVersion.h"
+
+#include "kopt/Analysis/CudaAST.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace kopt {
+
+const char *const ScaledGridName = "kopt_grid";
+
+std::optional<std::string> scaledLaunch(const LaunchSite &L,
+                                        const ScaledLaunchSpec &Spec,
+                                        ASTContext &HC, std::string &Why) {
+  Why = whyNotReplaceableLaunch(L, HC);
+  std::optional<LaunchPieces> P =
+      Why.empty() ? launchPieces(L.Call, HC) : std::nullopt;
+  if (!P)
+    return std::nullopt;
+  const CUDAKernelCallExpr *Call = L.Call;
+  for (unsigned I = 0; I < P->ConfigExprs.size(); ++I) {
+    const Expr *A = P->ConfigExprs[I];
+    if (I < 2 && (!A->getType()->isIntegerType() || isDim3(A->getType()))) {
+      Why = "has a dim3 " + std::string(I ? "block" : "grid") +
+            " (the larger grid is in x alone)";
+      return std::nullopt;
+    }
+    if (I > 0 && hasSideEffects(A, HC)) {
+      Why = "has a configuration argument with side effects";
+      return std::nullopt;
+    }
+  }
+  if (any_of(Call->arguments(),
+             [&](const Expr *A) { return hasSideEffects(A, HC); })) {
+    Why = "has an argument with side effects";
+    return std::nullopt;
+  }
+  std::string Args = join(P->Args, ", ");
+  std::string Rest;
+  for (std::size_t I = 1; I < P->Config.size(); ++I)
+    Rest += ", " + P->Config[I];
+  std::string S = std::to_string(Spec.Factor);
+  std::string G = ScaledGridName;
+  std::string In = indentOf(Call->getBeginLoc(), HC);
+  std::string Cond = G + " >= 1 && " + G + " <= 2147483647 / " + S;
+  if (Spec.Extra)
+    if (std::string Extra = Spec.Extra(*P); !Extra.empty())
+      Cond += " &&\n" + In + "      " + Extra;
+  return "{\n" + In + "  // " + Spec.Comment + "\n" + In + "  const auto " + G +
+         " = (" + P->Config[0] + ");\n" + In + "  if (" + Cond + ")\n" + In +
+         "    " + P->Callee + Spec.FastSuffix + "<<<" + G + " * " + S + Rest +
+         ">>>(" + Args + ");\n" + In + "  else\n" + In + "    " + P->Callee +
+         "<<<" + G + Rest + ">>>(" + Args + ");\n" + In + "}";
+}
+
+bool isScaledLaunch(const LaunchSite &L) {
+  if (!L.Call || L.Call->getConfig()->getNumArgs() < 1)
+    return false;
+  const VarDecl *V = referencedVar(L.Call->getConfig()->getArg(0));
+  return V && V->getIdentifier() && V->getName() == ScaledGridName;
+}
+
+} // namespace kopt

@@ -1,0 +1,65 @@
+//===- ScaledLaunch.h - A launch run on a grid S times larger ---*- C++ -*-===//
+//
+// row-reduce and split-grid rewrite a launch `k<<<grid, block, ...>>>(a)`
+// into a choice between a launch on S times the grid and the launch as
+// written:
+//
+//   {
+//     // <comment>
+//     const auto kopt_grid = (grid);
+//     if (kopt_grid >= 1 && kopt_grid <= 2147483647 / S && <extra>)
+//       k<suffix><<<kopt_grid * S, block, ...>>>(a);
+//     else
+//       k<<<kopt_grid, block, ...>>>(a);
+//   }
+//
+// The grid is evaluated once; the block, the other configuration arguments
+// and the kernel arguments are written twice (once per branch, and in the
+// extra condition), so they must have no side effects. Grid and block must
+// be integers (not dim3): the larger grid is in x.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_PASSES_SCALEDLAUNCH_H
+#define KOPT_PASSES_SCALEDLAUNCH_H
+
+#include "SourceLayout.h"
+
+#include "kopt/Analysis/KernelInfo.h"
+
+#include "clang/AST/ASTContext.h"
+#include <functional>
+
+#include <optional>
+#include <string>
+
+namespace kopt {
+
+/// Variable name of the grid in a scaled launch; a launch whose grid names
+/// it is one kopt wrote.
+extern const char *const ScaledGridName;
+
+struct ScaledLaunchSpec {
+  unsigned Factor = 2;
+  /// Appended to the callee in the scaled branch (a copy of the kernel).
+  std::string FastSuffix;
+  std::string Comment; ///< the first line in the braces, without `// `
+  /// A further condition for the scaled branch, from the launch's pieces
+  /// (written after `&&`); empty for none.
+  std::function<std::string(const LaunchPieces &)> Extra;
+};
+
+/// The replacement text of launch L; none with Why set (a phrase after
+/// "the launch at <loc> ") when it cannot be rewritten, or with Why empty
+/// when it is written in a macro.
+std::optional<std::string> scaledLaunch(const LaunchSite &L,
+                                        const ScaledLaunchSpec &Spec,
+                                        clang::ASTContext &HC,
+                                        std::string &Why);
+
+/// Whether L is a launch inside kopt's own scaled-launch text.
+bool isScaledLaunch(const LaunchSite &L);
+
+} // namespace kopt
+
+#endif // KOPT_PASSES_SCALEDLAUNCH_H
