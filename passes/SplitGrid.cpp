@@ -18,10 +18,11 @@
 //   }
 //
 // kopt_split_grid_fits, a file-scope helper added once, is true when the
-// larger grid keeps the loop's index in range (its start is computed in 32
-// bits unsigned, and `i + stride` must stay in the index's type for every
-// i < n), and the launch as written starts fewer threads than the device's
-// multiprocessors hold (cudaDevAttrMultiProcessorCount x
+// larger grid keeps the loop's index in range (its start and stride are
+// computed in 32 bits and may pass through 32-bit signed locals: the
+// thread count stays within 31 bits; `i + stride` must stay in the index's
+// type for every i < n), and the launch as written starts fewer threads than
+// the device's multiprocessors hold (cudaDevAttrMultiProcessorCount x
 // cudaDevAttrMaxThreadsPerMultiProcessor): a launch that already fills the
 // device keeps its grid.
 //
@@ -49,7 +50,7 @@ std::string helperText() {
              "// kopt split-grid: true when Factor times a grid of Grid "
              "blocks of Block threads\n"
              "// keeps a grid-stride index below N within Limit (its start "
-             "in 32 bits unsigned,\n"
+             "and stride in 31 bits,\n"
              "// i + stride in the index's type) and the grid as written "
              "starts fewer threads\n"
              "// than the device's multiprocessors hold at once.\n"
@@ -63,7 +64,7 @@ std::string helperText() {
          "    return false;\n"
          "  const long long kopt_threads = kopt_grid * kopt_factor * "
          "kopt_block;\n"
-         "  if (kopt_threads > 4294967295LL || kopt_threads > kopt_limit ||\n"
+         "  if (kopt_threads > 2147483647LL || kopt_threads > kopt_limit ||\n"
          "      kopt_n > kopt_limit - kopt_threads)\n"
          "    return false;\n"
          "  int kopt_dev = 0, kopt_sms = 0, kopt_per_sm = 0;\n"

@@ -123,9 +123,13 @@ private:
   /// in unchanged locals used only there.
   std::optional<Refusal> checkThreadIndices() {
     SmallPtrSet<const Stmt *, 16> Header;
+    std::vector<const Stmt *> InOrder;
     auto Mark = [&](const Stmt *S) {
       if (S)
-        forEachSubStmt(S, [&](const Stmt *X) { Header.insert(X); });
+        forEachSubStmt(S, [&](const Stmt *X) {
+          if (Header.insert(X).second)
+            InOrder.push_back(X);
+        });
     };
     Mark(Plan.Loop->getInit());
     Mark(Plan.Loop->getInc());
@@ -145,6 +149,14 @@ private:
           Mark(V->getInit());
       }
     }
+    // The start and the stride hold up to the launch's thread count (the
+    // launch keeps it within 31 bits): nothing on their way may be narrower.
+    for (const Stmt *S : InOrder)
+      if (const auto *E = dyn_cast<Expr>(S);
+          E && E->getType()->isIntegerType() &&
+          !E->getType()->isBooleanType() && Ctx.getTypeSize(E->getType()) < 32)
+        return refuse(E, "the loop's start or step goes through '" + text(E) +
+                             "', narrower than 32 bits");
     std::optional<Refusal> Why;
     forEachSubStmt(Body, [&](const Stmt *S) {
       const auto *E = dyn_cast<Expr>(S);

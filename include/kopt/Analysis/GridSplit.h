@@ -22,7 +22,8 @@
 //     integer type no wider than T, neither changed in the kernel;
 //   * threadIdx, blockIdx and gridDim appear only in the loop's start and
 //     step (or in unchanged locals used only there): nothing else tells
-//     threads apart (blockDim is unchanged by the rewrite);
+//     threads apart (blockDim is unchanged by the rewrite); no value on the
+//     way to the start or the step is narrower than 32 bits;
 //   * the loop body leaves no iteration early for later ones (return,
 //     break, goto), has no barrier, warp collective or inline assembly, and
 //     writes no variable declared outside it: nothing is carried from one

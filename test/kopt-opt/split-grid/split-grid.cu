@@ -199,6 +199,13 @@ __global__ void after_loop(const float *x, float *__restrict__ y, int n) {
     y[0] = 0.0f;
 }
 
+__global__ void narrow_stride(const float *x, float *__restrict__ y, int n) {
+  const short stride = blockDim.x * gridDim.x;
+// CHECK-DAG: split-grid.cu:[[@LINE+1]]:67: remark: grid-stride kernel not given a larger grid: the loop's start or step goes through 'stride', narrower than 32 bits [-Rpass-missed=split-grid]
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    y[i] = x[i];
+}
+
 // CHECK-DAG: split-grid.cu:[[@LINE+1]]:17: remark: grid-stride kernel not given a larger grid: no loop at the kernel's top level is `for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)` [-Rpass-missed=split-grid]
 __global__ void block_stride(const float *x, float *__restrict__ y, int n) {
   for (int i = threadIdx.x; i < n; i += blockDim.x)
@@ -229,11 +236,16 @@ void run_rest(const float *x, float *y, float *t, int n, long long wide) {
   wide_bound<<<4, 256>>>(x, y, wide);
   inclusive<<<4, 256>>>(x, y, n);
   after_loop<<<4, 256>>>(x, y, n);
+  narrow_stride<<<4, 256>>>(x, y, n);
   block_stride<<<4, 256>>>(x, y, n);
 // CHECK-DAG: split-grid.cu:[[@LINE+1]]:3: remark: grid-stride kernel not given a larger grid: the launch at [[@LINE+1]]:3 has a dim3 grid (the larger grid is in x alone) [-Rpass-missed=split-grid]
   dim3_launched<<<dim3(4), 256>>>(x, y, n);
 }
 
+// OUT-LABEL: static inline bool kopt_split_grid_fits(
+// OUT:         if (kopt_threads > 2147483647LL || kopt_threads > kopt_limit ||
+// OUT-NEXT:        kopt_n > kopt_limit - kopt_threads)
+// OUT:         return kopt_grid * kopt_block < static_cast<long long>(kopt_sms) * kopt_per_sm;
 // OUT-LABEL: void run_scale(
 // OUT:       // kopt split-grid: 8x the blocks when the launch leaves the GPU idle
 // OUT-NEXT:  const auto kopt_grid = (32);
