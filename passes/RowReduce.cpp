@@ -93,23 +93,15 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
     if (Error E = Edits.insertAfterToken(End, "\n\n" + *Copy, Ctx))
       return Missed(K.Loc, toString(std::move(E)));
     ASTContext &HC = KC.hostContext();
-    for (const LaunchSite *L : Launches) {
-      std::string Why;
-      ScaledLaunchSpec Spec;
-      Spec.Factor = G;
-      Spec.FastSuffix = RowsSuffix;
-      Spec.Comment = "kopt row-reduce: " + std::to_string(G) +
-                     " threads a row when the grid allows";
-      std::optional<std::string> Text = scaledLaunch(*L, Spec, HC, Why);
-      auto Off = L->Call ? stmtOffsets(L->Call, HC) : std::nullopt;
-      if (!Text || !Off)
-        return Missed(L->Loc,
-                      "the launch at " + str(L->Loc) + " " +
-                          (Why.empty() ? "is written in a macro" : Why));
-      if (Error E =
-              Edits.replaceChars(Off->first, Off->second - Off->first, *Text))
-        return Missed(L->Loc, toString(std::move(E)));
-    }
+    ScaledLaunchSpec Spec;
+    Spec.Factor = G;
+    Spec.FastSuffix = RowsSuffix;
+    Spec.Comment = "kopt row-reduce: " + std::to_string(G) +
+                   " threads a row when the grid allows";
+    for (const LaunchSite *L : Launches)
+      if (std::optional<std::string> Why =
+              replaceWithScaledLaunch(*L, Spec, HC, Edits))
+        return Missed(L->Loc, *Why);
     if (Error E = KC.edits().merge(Edits))
       return Missed(K.Loc, toString(std::move(E)));
 

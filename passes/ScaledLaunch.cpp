@@ -15,6 +15,11 @@ namespace kopt {
 
 const char *const ScaledGridName = "kopt_grid";
 
+namespace {
+
+/// The replacement text of launch L; none with Why set (a phrase after
+/// "the launch at <loc> ") when it cannot be rewritten, or with Why empty
+/// when it is written in a macro.
 std::optional<std::string> scaledLaunch(const LaunchSite &L,
                                         const ScaledLaunchSpec &Spec,
                                         ASTContext &HC, std::string &Why) {
@@ -57,6 +62,23 @@ std::optional<std::string> scaledLaunch(const LaunchSite &L,
          "    " + P->Callee + Spec.FastSuffix + "<<<" + G + " * " + S + Rest +
          ">>>(" + Args + ");\n" + In + "  else\n" + In + "    " + P->Callee +
          "<<<" + G + Rest + ">>>(" + Args + ");\n" + In + "}";
+}
+
+} // namespace
+
+std::optional<std::string> replaceWithScaledLaunch(const LaunchSite &L,
+                                                   const ScaledLaunchSpec &Spec,
+                                                   ASTContext &HC,
+                                                   EditSet &Edits) {
+  std::string Why;
+  std::optional<std::string> Text = scaledLaunch(L, Spec, HC, Why);
+  auto Off = L.Call ? stmtOffsets(L.Call, HC) : std::nullopt;
+  if (!Text || !Off)
+    return "the launch at " + str(L.Loc) + " " +
+           (Why.empty() ? "is written in a macro" : Why);
+  if (Error E = Edits.replaceChars(Off->first, Off->second - Off->first, *Text))
+    return toString(std::move(E));
+  return std::nullopt;
 }
 
 bool isScaledLaunch(const LaunchSite &L) {

@@ -26,10 +26,11 @@
 #include "SourceLayout.h"
 
 #include "kopt/Analysis/KernelInfo.h"
+#include "kopt/Pass/Edits.h"
 
 #include "clang/AST/ASTContext.h"
-#include <functional>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -49,13 +50,12 @@ struct ScaledLaunchSpec {
   std::function<std::string(const LaunchPieces &)> Extra;
 };
 
-/// The replacement text of launch L; none with Why set (a phrase after
-/// "the launch at <loc> ") when it cannot be rewritten, or with Why empty
-/// when it is written in a macro.
-std::optional<std::string> scaledLaunch(const LaunchSite &L,
-                                        const ScaledLaunchSpec &Spec,
-                                        clang::ASTContext &HC,
-                                        std::string &Why);
+/// Replaces launch L in Edits by its scaled form; none when done, else why
+/// not ("the launch at <loc> has a dim3 grid ...", for a missed remark).
+std::optional<std::string> replaceWithScaledLaunch(const LaunchSite &L,
+                                                   const ScaledLaunchSpec &Spec,
+                                                   clang::ASTContext &HC,
+                                                   EditSet &Edits);
 
 /// Whether L is a launch inside kopt's own scaled-launch text.
 bool isScaledLaunch(const LaunchSite &L);

@@ -8,11 +8,11 @@
 // fewer threads than the device can run at once:
 //
 //   {
-//     // kopt split-grid: 4x the blocks when the launch leaves the GPU idle
+//     // kopt split-grid: 8x the blocks when the launch leaves the GPU idle
 //     const auto kopt_grid = (grid);
-//     if (kopt_grid >= 1 && kopt_grid <= 2147483647 / 4 &&
-//         kopt_split_grid_fits(kopt_grid, 4, block, n, 2147483647LL))
-//       k<<<kopt_grid * 4, block, ...>>>(args);
+//     if (kopt_grid >= 1 && kopt_grid <= 2147483647 / 8 &&
+//         kopt_split_grid_fits(kopt_grid, 8, block, n, 2147483647LL))
+//       k<<<kopt_grid * 8, block, ...>>>(args);
 //     else
 //       k<<<kopt_grid, block, ...>>>(args);
 //   }
@@ -120,31 +120,24 @@ class SplitGridPass : public KernelPass<SplitGridOptions> {
     PrintingPolicy PP(HC.getLangOpts());
     std::string BoundType =
         P.Bound->getType().getUnqualifiedType().getAsString(PP);
+    ScaledLaunchSpec Spec;
+    Spec.Factor = S;
+    Spec.Comment = "kopt split-grid: " + Ss +
+                   "x the blocks when the launch leaves the GPU idle";
+    // launchPieces gives every argument's text (none is defaulted).
+    Spec.Extra = [&](const LaunchPieces &Pieces) {
+      return std::string(HelperName) + "(" + ScaledGridName + ", " + Ss + ", " +
+             Pieces.Config[1] + ", static_cast<" + BoundType + ">(" +
+             Pieces.Args[BoundIndex] + "), " + Limit + ")";
+    };
     for (const LaunchSite *L : Launches) {
       if (!L->Call || L->Call->getNumArgs() <= BoundIndex)
         return Missed(L->Loc, "the launch at " + str(L->Loc) +
                                   " does not show the bound '" +
                                   P.Bound->getName() + "'");
-      ScaledLaunchSpec Spec;
-      Spec.Factor = S;
-      Spec.Comment = "kopt split-grid: " + Ss +
-                     "x the blocks when the launch leaves the GPU idle";
-      // launchPieces gives every argument's text (none is defaulted).
-      Spec.Extra = [&](const LaunchPieces &Pieces) {
-        return std::string(HelperName) + "(" + ScaledGridName + ", " + Ss +
-               ", " + Pieces.Config[1] + ", static_cast<" + BoundType + ">(" +
-               Pieces.Args[BoundIndex] + "), " + Limit + ")";
-      };
-      std::string Why;
-      std::optional<std::string> Text = scaledLaunch(*L, Spec, HC, Why);
-      auto Off = L->Call ? stmtOffsets(L->Call, HC) : std::nullopt;
-      if (!Text || !Off)
-        return Missed(L->Loc,
-                      "the launch at " + str(L->Loc) + " " +
-                          (Why.empty() ? "is written in a macro" : Why));
-      if (Error E =
-              Edits.replaceChars(Off->first, Off->second - Off->first, *Text))
-        return Missed(L->Loc, toString(std::move(E)));
+      if (std::optional<std::string> Why =
+              replaceWithScaledLaunch(*L, Spec, HC, Edits))
+        return Missed(L->Loc, *Why);
     }
     if (!HelperAdded) {
       std::vector<const Decl *> Callers;

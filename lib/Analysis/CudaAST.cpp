@@ -432,6 +432,27 @@ std::optional<WriteOf> writeOf(const Stmt *S) {
   return std::nullopt;
 }
 
+const VarDecl *localWriteTarget(const Expr *Target) {
+  const Expr *E = Target->IgnoreParenImpCasts();
+  while (true) {
+    if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+      if (A->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
+        return nullptr; // memory, also through a local array of pointers
+      E = A->getBase()->IgnoreParenImpCasts();
+    } else if (const auto *M = dyn_cast<MemberExpr>(E)) {
+      if (M->isArrow())
+        return nullptr;
+      E = M->getBase()->IgnoreParenImpCasts();
+    } else {
+      break;
+    }
+  }
+  const VarDecl *V = referencedVar(E);
+  return V && V->hasLocalStorage() && !V->getType()->isReferenceType()
+             ? V
+             : nullptr;
+}
+
 std::vector<const DeclRefExpr *> referencesTo(const Stmt *S, const ValueDecl *D,
                                               ASTContext &Ctx) {
   std::vector<const DeclRefExpr *> Out;

@@ -206,7 +206,7 @@ private:
       std::optional<WriteOf> W = writeOf(S);
       if (!W || S == Plan.Loop->getInc())
         return;
-      const VarDecl *V = localTarget(W->Target);
+      const VarDecl *V = localWriteTarget(W->Target);
       if (V && !Inside.count(V) && isInLoopBody(S))
         Why = refuse(S, "the loop writes '" + V->getName() +
                             "', declared outside it: state carried from "
@@ -226,27 +226,6 @@ private:
     return false;
   }
 
-  /// The local variable a write lands in (through subscripts and members of
-  /// a local array or struct), or null for memory.
-  static const VarDecl *localTarget(const Expr *Target) {
-    const Expr *E = Target->IgnoreParenImpCasts();
-    while (true) {
-      if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
-        if (A->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
-          return nullptr;
-        E = A->getBase()->IgnoreParenImpCasts();
-      } else if (const auto *M = dyn_cast<MemberExpr>(E); M && !M->isArrow()) {
-        E = M->getBase()->IgnoreParenImpCasts();
-      } else {
-        break;
-      }
-    }
-    const VarDecl *V = referencedVar(E);
-    return V && V->hasLocalStorage() && !V->getType()->isReferenceType()
-               ? V
-               : nullptr;
-  }
-
   /// The pointer parameter a subscript `B[e]` is taken of, directly.
   static const ParmVarDecl *subscriptParam(const Expr *E) {
     const auto *A = dyn_cast<ArraySubscriptExpr>(E->IgnoreParens());
@@ -263,7 +242,7 @@ private:
     std::optional<Refusal> Why;
     forEachSubStmt(Body, [&](const Stmt *S) {
       std::optional<WriteOf> W = writeOf(S);
-      if (Why || !W || S == Plan.Loop->getInc() || localTarget(W->Target))
+      if (Why || !W || S == Plan.Loop->getInc() || localWriteTarget(W->Target))
         return;
       const Expr *T = W->Target->IgnoreParens();
       // A member of the element (`B[i].x = v`) is still element i.

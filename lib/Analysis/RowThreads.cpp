@@ -150,28 +150,6 @@ private:
     return Found;
   }
 
-  /// The local variable a write lands in (through subscripts and members of
-  /// a local array or struct), or null for memory.
-  static const VarDecl *localTarget(const Expr *Target) {
-    const Expr *E = Target->IgnoreParenImpCasts();
-    while (true) {
-      if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
-        if (A->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
-          return nullptr; // memory, also through a local array of pointers
-        E = A->getBase()->IgnoreParenImpCasts();
-      } else if (const auto *M = dyn_cast<MemberExpr>(E)) {
-        if (M->isArrow())
-          return nullptr;
-        E = M->getBase()->IgnoreParenImpCasts();
-      } else
-        break;
-    }
-    const VarDecl *V = referencedVar(E);
-    return V && V->hasLocalStorage() && !V->getType()->isReferenceType()
-               ? V
-               : nullptr;
-  }
-
   /// Loops outside other loops: how each carries state, and its counter
   /// when it stores.
   std::optional<Refusal> findLoops() {
@@ -194,7 +172,7 @@ private:
         std::optional<WriteOf> W = writeOf(X);
         if (!W)
           return;
-        const VarDecl *V = localTarget(W->Target);
+        const VarDecl *V = localWriteTarget(W->Target);
         if (!V)
           return;
         if (L.For && X == L.For->getInc())
@@ -280,7 +258,7 @@ private:
     std::optional<Refusal> Why;
     forEachSubStmt(Body, [&](const Stmt *S) {
       std::optional<WriteOf> W = writeOf(S);
-      if (!W || Why || localTarget(W->Target))
+      if (!W || Why || localWriteTarget(W->Target))
         return;
       const Expr *D = dereferenceOf(W->Target);
       if (!D) {

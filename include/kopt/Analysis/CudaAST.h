@@ -139,6 +139,12 @@ struct WriteOf {
 };
 std::optional<WriteOf> writeOf(const clang::Stmt *S);
 
+/// The local variable a write to Target lands in, through subscripts and
+/// members of a local array or struct (`v[2].x`); null when the write is to
+/// memory (through a pointer, also one held in a local array of pointers)
+/// or to a reference.
+const clang::VarDecl *localWriteTarget(const clang::Expr *Target);
+
 /// Every reference to D in S, in source order.
 std::vector<const clang::DeclRefExpr *> referencesTo(const clang::Stmt *S,
                                                      const clang::ValueDecl *D,
