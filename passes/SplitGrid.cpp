@@ -34,8 +34,6 @@
 #include "kopt/Analysis/GridSplit.h"
 #include "kopt/Pass/Pass.h"
 
-#include "clang/Basic/SourceManager.h"
-
 using namespace clang;
 using namespace llvm;
 

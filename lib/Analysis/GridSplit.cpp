@@ -15,7 +15,6 @@
 #include "kopt/Analysis/Mutation.h"
 
 #include "clang/AST/ParentMap.h"
-#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
