@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 using namespace kopt::eval;
 
 namespace {
@@ -72,5 +74,32 @@ TEST(Statistics, SpeedupSettlesOnlyWhenTheIntervalIsTight) {
   std::vector<double> FewBase(Base.begin(), Base.begin() + 7);
   std::vector<double> FewSteady(Steady.begin(), Steady.begin() + 7);
   EXPECT_FALSE(speedupSettled(FewBase, FewSteady, 0.01)); // too few pairs
+}
+
+// A run that stops as settled reports the interval it stopped on: over
+// sample sets whose noise runs from well inside to well outside the
+// target, every settled one's reported interval lies within +-1%.
+TEST(Statistics, SettledRunsReportAnIntervalWithinTheTarget) {
+  std::mt19937_64 Generator(3);
+  std::normal_distribution<double> Noise(0.0, 1.0);
+  int Settled = 0, Unsettled = 0;
+  for (int Case = 0; Case < 300; ++Case) {
+    double Sigma = 0.002 + 0.00015 * Case; // 0.2% to 4.7% per sample
+    std::vector<double> Base, Cand;
+    for (int I = 0; I < 40; ++I) {
+      Base.push_back(1.0 * (1 + Sigma * Noise(Generator)));
+      Cand.push_back(0.8 * (1 + Sigma * Noise(Generator)));
+    }
+    if (!speedupSettled(Base, Cand, 0.01)) {
+      ++Unsettled;
+      continue;
+    }
+    ++Settled;
+    SpeedupEstimate E = estimateSpeedup(Base, Cand);
+    EXPECT_LE(E.High, E.Speedup * 1.01) << "case " << Case;
+    EXPECT_GE(E.Low, E.Speedup * 0.99) << "case " << Case;
+  }
+  EXPECT_GT(Settled, 0);
+  EXPECT_GT(Unsettled, 0);
 }
 } // namespace

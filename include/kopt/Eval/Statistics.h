@@ -40,9 +40,10 @@ SpeedupEstimate estimateSpeedup(const std::vector<double> &Baseline,
                                 double Confidence = 0.95, int Resamples = 2000,
                                 std::uint64_t Seed = 1);
 
-/// Whether timing can stop: the 95% interval of the speedup (a quicker
-/// bootstrap of \p Resamples draws) lies within +-\p Target (0.01: 1%) of
-/// the estimate. False for fewer than 8 pairs or a Target <= 0.
+/// Whether timing can stop: the 95% interval of the speedup lies within
+/// +-\p Target (0.01: 1%) of the estimate, both in a quicker bootstrap of
+/// \p Resamples draws and in estimateSpeedup's (the interval reports give).
+/// False for fewer than 8 pairs or a Target <= 0.
 bool speedupSettled(const std::vector<double> &Baseline,
                     const std::vector<double> &Candidate, double Target,
                     int Resamples = 400);
