@@ -315,7 +315,9 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
     };
     if (K.IsTemplate)
       return Missed("template kernels are not copied yet");
-    if (StringRef(K.Name).contains("_kopt_") || Ctx.info().kernel(Copy))
+    if (StringRef(K.Name).contains("_kopt_"))
+      return Missed("'" + K.Name + "' is a copy kopt made");
+    if (Ctx.info().kernel(Copy))
       return Missed("'" + Copy + "' exists already");
     if (!ast_matchers::match(
              ast_matchers::findAll(ast_matchers::cudaKernelCallExpr()),

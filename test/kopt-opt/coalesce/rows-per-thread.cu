@@ -45,6 +45,23 @@ __global__ void transpose(const float *in, float *out, int rows, int cols) {
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: __syncthreads();
+// Where 4 divides blockDim.x, a thread stores the same tile row every
+// round: its divisions run once.
+// CHECK-NEXT: if (blockDim.x % 4u == 0u) {
+// CHECK-NEXT: const unsigned kopt_l = threadIdx.y * blockDim.x + threadIdx.x;
+// CHECK-NEXT: const unsigned kopt_row = kopt_l % kopt_rows;
+// CHECK-NEXT: const unsigned kopt_ty = kopt_row % blockDim.y;
+// CHECK-NEXT: const unsigned kopt_by = blockIdx.y * 4u + kopt_row / blockDim.y;
+// CHECK-NEXT: for (unsigned kopt_j = 0; kopt_j < 4u; ++kopt_j) {
+// CHECK-NEXT: const unsigned kopt_tx = kopt_j * (blockDim.x / 4u) + kopt_l / kopt_rows;
+// CHECK-NEXT: if (kopt_by < kopt_grid_y) {
+// CHECK-NEXT: int c = blockIdx.x * blockDim.x + kopt_tx;
+// CHECK-NEXT: int r = kopt_by * blockDim.y + kopt_ty;
+// CHECK-NEXT: if (r < rows && c < cols)
+// CHECK-NEXT: out[c * rows + r] = kopt_tile[kopt_row * kopt_pitch + kopt_tx];
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: } else {
 // CHECK-NEXT: for (unsigned kopt_j = 0; kopt_j < 4u; ++kopt_j) {
 // CHECK-NEXT: const unsigned kopt_t = (kopt_j * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
 // CHECK-NEXT: const unsigned kopt_row = kopt_t % kopt_rows;
@@ -56,6 +73,7 @@ __global__ void transpose(const float *in, float *out, int rows, int cols) {
 // CHECK-NEXT: int r = kopt_by * blockDim.y + kopt_ty;
 // CHECK-NEXT: if (r < rows && c < cols)
 // CHECK-NEXT: out[c * rows + r] = kopt_tile[kopt_row * kopt_pitch + kopt_tx];
+// CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: } else {
