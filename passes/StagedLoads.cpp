@@ -33,11 +33,19 @@
 //     with a uniform bound, in uniform control flow (the barriers it adds
 //     must be reached by every thread, the same number of times);
 //   * its element-wise accesses are the ones vectorize-loads would carry
-//     (planVectorAccesses: `p[off + j]`, all or none, types, aliasing) and
-//     are all reads, and the loop body writes nothing but local variables:
-//     no store, no call outside CUDA's and the C library's headers or with
-//     a pointer argument (atomics), no inline assembly (a staged element
-//     is read before the writes of the iterations before it);
+//     (planVectorAccesses: `p[off + j]`, all or none, types, aliasing);
+//     the pointers it only reads are staged, element-wise stores stay as
+//     they are (the thread writes its own element j after the chunk's
+//     loads), and no read of a written pointer may follow a write of its
+//     element in the same iteration (whyReadMayFollowWrite: the stage holds
+//     the value from before the iteration; residual[i] = x[i] +
+//     residual[i] is staged, a read after `p[j] = ...` is not); the body
+//     writes nothing else but local variables: no other store, no call
+//     outside CUDA's and the C library's headers or with a pointer argument
+//     (atomics), no inline assembly (a staged element is read before the
+//     writes of the iterations before it). Other threads' elements are
+//     only read by the chunk's loads, which precede every write of the
+//     chunk (a barrier) and touch no element of another chunk;
 //   * every launch of the kernel is in the file with one constant 1-D
 //     block size (the shared buffer's size); blockDim.x is checked again at
 //     run time;
@@ -58,6 +66,8 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <set>
+
 using namespace clang;
 using namespace clang::ast_matchers;
 using namespace llvm;
@@ -67,11 +77,14 @@ namespace kopt {
 namespace {
 
 /// What in Body may write memory: a write to anything but a local
-/// variable, a call of a function not declared by CUDA's or the C
-/// library's headers or with a pointer argument (atomics), inline
-/// assembly. A staged element is read before such a write of an earlier
-/// element would have run, so none may be there.
-std::optional<std::string> whyBodyMayStore(const Stmt *Body, ASTContext &AC) {
+/// variable or an element-wise store of the plan (ElementWrites), a call
+/// of a function not declared by CUDA's or the C library's headers or with
+/// a pointer argument (atomics), inline assembly. A staged element is read
+/// before such a write of an earlier element would have run, so none may
+/// be there.
+std::optional<std::string>
+whyBodyMayStore(const Stmt *Body, const std::set<const Expr *> &ElementWrites,
+                ASTContext &AC) {
   std::optional<std::string> Why;
   const SourceManager &SM = AC.getSourceManager();
   forEachSubStmt(Body, [&](const Stmt *S) {
@@ -82,6 +95,8 @@ std::optional<std::string> whyBodyMayStore(const Stmt *Body, ASTContext &AC) {
       return;
     }
     if (std::optional<WriteOf> W = writeOf(S)) {
+      if (ElementWrites.count(W->Target->IgnoreParens()))
+        return;
       const auto *Ref = dyn_cast<DeclRefExpr>(W->Target->IgnoreParenImpCasts());
       const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
       if (!V || !V->hasLocalStorage() || V->getType()->isReferenceType())
@@ -140,11 +155,29 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
     if (auto *Why = std::get_if<Refusal>(&Plan))
       return Missed(Why->Message);
     const VectorPlan &P = std::get<VectorPlan>(Plan);
-    for (const VectorPointer &V : P.Pointers)
-      if (V.Writes)
-        return Missed("'" + V.Param->Name +
-                      "' is written element-wise; only loads are staged");
-    if (std::optional<std::string> Why = whyBodyMayStore(R.Body, AC))
+    // Element-wise stores stay where they are, each thread writing its own
+    // elements after the chunk's loads; the reads they may follow are not
+    // staged values.
+    std::set<const Expr *> ElementWrites;
+    std::vector<const VectorPointer *> Staged;
+    for (const VectorPointer &V : P.Pointers) {
+      if (std::optional<Refusal> Why = whyReadMayFollowWrite(K, R, V, AC))
+        return Missed(Why->Message);
+      bool Loads = false;
+      for (const ArraySubscriptExpr *E : V.Accesses) {
+        if (isPlainLoad(K, E))
+          Loads = true;
+        else
+          ElementWrites.insert(E);
+      }
+      if (Loads)
+        Staged.push_back(&V);
+    }
+    if (Staged.empty())
+      return Missed("no element-wise global access is only read: nothing to "
+                    "stage");
+    if (std::optional<std::string> Why =
+            whyBodyMayStore(R.Body, ElementWrites, AC))
       return Missed(*Why + "; a staged element is read before the writes "
                            "of the iterations before it");
     if (std::optional<Refusal> Why =
@@ -172,8 +205,14 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
 
     // The element loop's body, each access read from the stage.
     std::vector<std::tuple<unsigned, unsigned, std::string>> Replacements;
-    for (const VectorPointer &V : P.Pointers)
-      for (const ArraySubscriptExpr *E : V.Accesses) {
+    // References to the index inside the replaced accesses (none for
+    // `p[i]` with `int i = off + j;` declared in the body).
+    size_t ReplacedRefs = 0;
+    for (const VectorPointer *VP : Staged)
+      for (const ArraySubscriptExpr *E : VP->Accesses) {
+        const VectorPointer &V = *VP;
+        if (!isPlainLoad(K, E))
+          continue;
         std::optional<std::pair<unsigned, unsigned>> Off = exprOffsets(E, AC);
         if (!Off || Off->first < BodyAt->first || Off->second > BodyAt->second)
           return Missed("an access to '" + V.Param->Name +
@@ -183,6 +222,7 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
                                       " *>(kopt_stage_" + V.Param->Name +
                                       ")[kopt_k * " + std::to_string(B) +
                                       " + threadIdx.x]");
+        ReplacedRefs += countReferences(E, R.Var);
       }
     std::string In = indentAt(Code, LoopAt->first);
     std::string I1 = In + "  ", I2 = In + "    ", I3 = In + "      ",
@@ -203,7 +243,8 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
         reindent(Code.slice(BodyAt->first, BodyAt->second), Deeper);
 
     std::string Decls, Check, Loads;
-    for (const VectorPointer &V : P.Pointers) {
+    for (const VectorPointer *VP : Staged) {
+      const VectorPointer &V = *VP;
       unsigned Bytes = P.Width * V.ElementBytes;
       std::string Carrier = rawCarrier(Bytes);
       std::string Stage = "kopt_stage_" + V.Param->Name;
@@ -217,7 +258,7 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
                " + threadIdx.x];\n";
     }
     std::string IndexDecl;
-    if (countReferences(R.Body, R.Var) > Replacements.size())
+    if (countReferences(R.Body, R.Var) > ReplacedRefs)
       IndexDecl = I4 + "const " + IndexType + " " + Var + " = kopt_c * " +
                   Chunk + " + kopt_k * " + Bs + " + threadIdx.x;\n";
 
@@ -241,13 +282,19 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
     if (Error E = Ctx.edits().replaceChars(
             LoopAt->first, LoopAt->second - LoopAt->first, Text))
       return Missed(toString(std::move(E)));
-    std::string Names;
+    std::string Names, Written;
+    for (const VectorPointer *V : Staged)
+      Names += (Names.empty() ? "'" : ", '") + V->Param->Name + "'";
     for (const VectorPointer &V : P.Pointers)
-      Names += (Names.empty() ? "'" : ", '") + V.Param->Name + "'";
+      if (V.Writes)
+        Written += (Written.empty() ? "'" : ", '") + V.Param->Name + "'";
     KC.applied(L.Loc, "staged " + Names + " through shared memory as " +
                           "vector loads (" + Us + " per thread, blocks of " +
                           Bs + " threads); each thread reads its own " +
-                          "elements in the original order");
+                          "elements in the original order" +
+                          (Written.empty() ? std::string()
+                                           : "; its stores to " + Written +
+                                                 " stay element-wise"));
   }
 };
 

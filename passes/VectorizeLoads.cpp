@@ -106,6 +106,9 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
       return "";
     }
     std::vector<std::tuple<unsigned, unsigned, std::string>> Replacements;
+    // References to the index inside the replaced accesses (none for
+    // `p[i]` with `int i = off + j;` declared in the body).
+    size_t ReplacedRefs = 0;
     std::string Loads, Stores;
     std::string W = std::to_string(P.Width);
     for (const VectorPointer &V : P.Pointers) {
@@ -124,6 +127,7 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
         Replacements.emplace_back(Off->first, Off->second - Off->first,
                                   "reinterpret_cast<" + Elem + " *>(&" +
                                       V.carrierName() + ")[kopt_e]");
+        ReplacedRefs += countReferences(E, R.Var);
       }
       if (V.Reads || !V.FullyWritten) {
         std::string Load = "reinterpret_cast<const " + Carrier + " *>(" +
@@ -143,7 +147,7 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
         bodyStatements(Code, R.Body, Replacements, Indent.str() + "  ", AC);
     // The element index is declared only if the body still uses it.
     std::string IndexDecl;
-    if (countReferences(R.Body, R.Var) > Replacements.size())
+    if (countReferences(R.Body, R.Var) > ReplacedRefs)
       IndexDecl = Indent.str() + "  const " + IndexType.str() + " " +
                   R.Var->getNameAsString() + " = " + VectorIndex.str() + " * " +
                   W + " + kopt_e;\n";

@@ -86,6 +86,14 @@ bool matchElementIndex(const Expr *Index, const VarDecl *Var, const Stmt *Body,
   const Expr *E = stripCasts(Index);
   if (referencedVar(E) == Var)
     return true;
+  // A local of the body that holds such an index (`int i = row * n + j;`)
+  // and keeps it.
+  if (const VarDecl *L = referencedVar(E);
+      L && !isa<ParmVarDecl>(L) && L->hasLocalStorage() && L->getInit() &&
+      !L->getType()->isReferenceType() && L->getType()->isIntegerType() &&
+      Body->getSourceRange().fullyContains(L->getSourceRange()) &&
+      !isModifiedIn(L, Body) && referencedVar(stripCasts(L->getInit())) != L)
+    return matchElementIndex(L->getInit(), Var, Body, Kernel, Ctx, Offset);
   const auto *Add = dyn_cast<BinaryOperator>(E);
   if (!Add || Add->getOpcode() != BO_Add)
     return false;
@@ -159,6 +167,73 @@ size_t topLevelIndex(const Stmt *E, const Stmt *Body, ParentMap &Parents) {
 }
 
 } // namespace
+
+bool isPlainLoad(const KernelInfo &K, const ArraySubscriptExpr *E) {
+  const AccessInfo *A = accessOf(K, E);
+  return A && A->K == AccessInfo::Load;
+}
+
+std::optional<Refusal> whyReadMayFollowWrite(const KernelInfo &K,
+                                             const ElementRegion &R,
+                                             const VectorPointer &P,
+                                             ASTContext &AC) {
+  if (!P.Writes || !P.Reads)
+    return std::nullopt;
+  ParentMap Parents(const_cast<Stmt *>(K.Decl->getBody()));
+  // The statement that runs the write W once per element: its assignment,
+  // with no loop between it and the body; null when a loop is there.
+  auto OnceAssignment = [&](const Expr *W) -> const BinaryOperator * {
+    const Stmt *S = Parents.getParent(const_cast<Expr *>(W));
+    while (S && isa<ParenExpr>(S))
+      S = Parents.getParent(const_cast<Stmt *>(S));
+    const auto *B = dyn_cast_or_null<BinaryOperator>(S);
+    if (!B || !B->isAssignmentOp() || B->getLHS()->IgnoreParens() != W)
+      return nullptr;
+    for (const Stmt *Up = B; Up && Up != R.Body;
+         Up = Parents.getParent(const_cast<Stmt *>(Up)))
+      if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(Up))
+        return nullptr;
+    return B;
+  };
+  auto Within = [&](const Stmt *Inner, const Stmt *Outer) {
+    for (const Stmt *Up = Inner; Up;
+         Up = Parents.getParent(const_cast<Stmt *>(Up)))
+      if (Up == Outer)
+        return true;
+    return false;
+  };
+  for (const ArraySubscriptExpr *W : P.Accesses) {
+    const AccessInfo *WA = accessOf(K, W);
+    if (!WA || !WA->writes())
+      continue;
+    size_t WIndex = topLevelIndex(W, R.Body, Parents);
+    const BinaryOperator *Assign = OnceAssignment(W);
+    for (const ArraySubscriptExpr *Rd : P.Accesses) {
+      const AccessInfo *RA = accessOf(K, Rd);
+      if (!RA || !RA->reads())
+        continue;
+      size_t RIndex = topLevelIndex(Rd, R.Body, Parents);
+      if (RIndex < WIndex)
+        continue;
+      if (Assign && Rd == W && Assign->isCompoundAssignmentOp())
+        continue;
+      if (Assign && Assign->getOpcode() == BO_Assign &&
+          Within(Rd, Assign->getRHS()))
+        continue;
+      std::string Read = "the read of '" + RA->Base + "[" + RA->Index +
+                         "]' at " + str(RA->Loc);
+      return Refusal{(RIndex > WIndex
+                          ? Read + " follows the write at " + str(WA->Loc)
+                          : Read + " and the write at " + str(WA->Loc) +
+                                " share a statement of the loop body, where "
+                                "their order is not checked") +
+                         ": a staged element is read before the element's "
+                         "iteration runs",
+                     RA->Loc};
+    }
+  }
+  return std::nullopt;
+}
 
 bool declaresVectorCarrier(const Stmt *S, ASTContext &Ctx) {
   for (const BoundNodes &N : match(findAll(declStmt().bind("d")), *S, Ctx))

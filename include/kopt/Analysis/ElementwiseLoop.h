@@ -73,8 +73,9 @@ std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K);
 
 /// Whether Index is element-wise in Var: `i`, `off + i` or `i + off`, where
 /// off is the same for all threads and loop iterations and its variables
-/// are declared before Body and not modified in it. Sets Offset to off, or
-/// nullptr for `i`.
+/// are declared before Body and not modified in it, or a local integer of
+/// Body initialized with such an index and not modified in it. Sets Offset
+/// to off, or nullptr for `i`.
 bool matchElementIndex(const clang::Expr *Index, const clang::VarDecl *Var,
                        const clang::Stmt *Body,
                        const clang::FunctionDecl *Kernel,
@@ -89,6 +90,21 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
                                         clang::ASTContext &AC,
                                         std::optional<uint64_t> Width,
                                         bool AllowCarried);
+
+/// Why loading P's elements before R's body runs for them (staged-loads'
+/// chunks) may give a read of the body another value than the original
+/// read: a read of P's element that may follow a write of it in the same
+/// body. Reads are safe in a top-level statement of the body before every
+/// one that writes P, or inside the right-hand side of a plain `=` to the
+/// element (or as a compound assignment's own read) that runs at most once
+/// for the element: no loop between it and the body.
+std::optional<Refusal> whyReadMayFollowWrite(const KernelInfo &K,
+                                             const ElementRegion &R,
+                                             const VectorPointer &P,
+                                             clang::ASTContext &AC);
+
+/// Whether the access E to an element-wise pointer of a plan only reads.
+bool isPlainLoad(const KernelInfo &K, const clang::ArraySubscriptExpr *E);
 
 /// Why launch L of a one-element-per-thread kernel may start fewer threads
 /// than R's bound has elements (a Presburger question about its grid), or

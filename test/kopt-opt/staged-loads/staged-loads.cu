@@ -63,12 +63,71 @@ __global__ void dot(const float *a, const double *b, double *out, int n) {
 // OUT: __shared__ uint2 kopt_stage_a[128];
 // OUT: __shared__ uint4 kopt_stage_b[128];
 
-// The loop writes its elements back: a staged element would be read before
-// an earlier element's store.
-// CHECK-DAG: staged-loads.cu:[[@LINE+2]]:3: remark: block-stride loop not staged: 'x' is written element-wise; only loads are staged [-Rpass-missed=staged-loads]
+// The loop writes its own elements back after reading them: the reads are
+// staged, the stores stay element-wise (each thread stores its element
+// after the chunk's loads, which read no other chunk).
+// CHECK-DAG: staged-loads.cu:[[@LINE+2]]:3: remark: staged 'x' through shared memory as vector loads (2 per thread, blocks of 256 threads); each thread reads its own elements in the original order; its stores to 'x' stay element-wise [-Rpass=staged-loads]
 __global__ void scale(float *__restrict__ x, int n) {
   for (int j = threadIdx.x; j < n; j += blockDim.x)
     x[j] = 2.0f * x[j];
+}
+// OUT-LABEL: __global__ void scale(
+// OUT: __shared__ uint4 kopt_stage_x[512];
+// OUT: const int j = kopt_c * 2048 + kopt_k * 256 + threadIdx.x;
+// OUT-NEXT: x[j] = 2.0f * reinterpret_cast<const float *>(kopt_stage_x)[kopt_k * 256 + threadIdx.x];
+
+// A residual add with a sum of squares (add_rmsnorm_fp4quant's first
+// loop): x and the old residual are staged, the new residual is stored.
+// CHECK-DAG: staged-loads.cu:[[@LINE+6]]:3: remark: staged 'x', 'res' through shared memory as vector loads (2 per thread, blocks of 128 threads); each thread reads its own elements in the original order; its stores to 'res' stay element-wise [-Rpass=staged-loads]
+__global__ void add_sumsq(const __nv_bfloat16 *__restrict__ x,
+                          __nv_bfloat16 *__restrict__ res, float *out,
+                          int n) {
+  const int row = blockIdx.x;
+  float s = 0.0f;
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    const int i = row * n + j;
+    __nv_bfloat16 r = __float2bfloat16(__bfloat162float(x[i]) +
+                                       __bfloat162float(res[i]));
+    res[i] = r;
+    float v = __bfloat162float(r);
+    s += v * v;
+  }
+  if (threadIdx.x == 0)
+    out[row] = s;
+}
+// OUT-LABEL: __global__ void add_sumsq(
+// OUT: __shared__ uint4 kopt_stage_x[256];
+// OUT-NEXT: __shared__ uint4 kopt_stage_res[256];
+// OUT: res[i] = r;
+
+// A read after the element's write in the same iteration would see the
+// staged (old) value: refused.
+// CHECK-DAG: staged-loads.cu:[[@LINE+4]]:3: remark: block-stride loop not staged: the read of 'x[j]' at [[@LINE+7]]:10 follows the write at [[@LINE+6]]:5: a staged element is read before the element's iteration runs [-Rpass-missed=staged-loads]
+// CHECK-DAG: staged-loads.cu:[[@LINE+9]]:3: remark: block-stride loop not staged: the read of 'x[j]' at [[@LINE+11]]:17 and the write at [[@LINE+12]]:7 share a statement of the loop body, where their order is not checked: a staged element is read before the element's iteration runs [-Rpass-missed=staged-loads]
+__global__ void write_then_read(float *__restrict__ x, float *out, int n) {
+  float s = 0.0f;
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    float v = x[j];
+    x[j] = v + 1.0f;
+    s += x[j];
+  }
+  // The same inside one statement of the body (a nested block).
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    {
+      float v = x[j];
+      x[j] = v + 1.0f;
+      s += x[j];
+    }
+  }
+  if (threadIdx.x == 0)
+    out[0] = s;
+}
+
+// Only a compound assignment touches x: nothing is only read.
+// CHECK-DAG: staged-loads.cu:[[@LINE+2]]:3: remark: block-stride loop not staged: no element-wise global access is only read: nothing to stage [-Rpass-missed=staged-loads]
+__global__ void bump(float *__restrict__ x, int n) {
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    x[j] += 1.0f;
 }
 
 // A store that is not element-wise.
@@ -144,7 +203,7 @@ __global__ void templated(const T *x, T *out, int n) {
 
 void launch(const __nv_bfloat16 *xb, const float *x, const double *d,
             float *f, double *o, int *hist, const int *xi, int n, int threads,
-            bool flag) {
+            bool flag, __nv_bfloat16 *rb) {
   row_sum<<<8, 128>>>(xb, f, n);
   dot<<<1, 64>>>(x, d, o, n);
   scale<<<1, 256>>>(f, n);
@@ -157,4 +216,7 @@ void launch(const __nv_bfloat16 *xb, const float *x, const double *d,
   templated<float><<<1, 256>>>(x, f, n);
   atomics<<<1, 256>>>(x, f, n);
   via_local<<<4, 256>>>(x, f, n);
+  add_sumsq<<<8, 128>>>(xb, rb, f, n);
+  write_then_read<<<1, 128>>>(f, f, n);
+  bump<<<1, 128>>>(f, n);
 }
