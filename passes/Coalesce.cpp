@@ -609,6 +609,16 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
     Out += SubTiles(I2, splice(Code, Begin, End, First));
     Out += I2 + "__syncthreads();\n";
     std::string Stores = splice(Code, Begin, End, Second);
+    // The thread row and original block that tile row kopt_row stands for.
+    auto RowOrigin = [&](StringRef In) {
+      return In.str() + "const unsigned kopt_ty = kopt_row % blockDim.y;\n" +
+             In.str() + "const unsigned kopt_by = blockIdx.y * " + R +
+             " + kopt_row / blockDim.y;\n";
+    };
+    auto GuardedStores = [&](StringRef In) {
+      return In.str() + "if (kopt_by < kopt_grid_y) {" + reindent(Stores, In) +
+             In.str() + "}\n";
+    };
     // Round j, thread l stands for tile element t = j * N + l (N threads):
     // row t % kopt_rows, column t / kopt_rows. Where R divides blockDim.x,
     // kopt_rows divides N, so the row is l's every round and the column
@@ -617,14 +627,11 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
     Out += I3 + "const unsigned kopt_l = threadIdx.y * blockDim.x + "
                 "threadIdx.x;\n";
     Out += I3 + "const unsigned kopt_row = kopt_l % kopt_rows;\n";
-    Out += I3 + "const unsigned kopt_ty = kopt_row % blockDim.y;\n";
-    Out += I3 + "const unsigned kopt_by = blockIdx.y * " + R +
-           " + kopt_row / blockDim.y;\n";
+    Out += RowOrigin(I3);
     Out += I3 + "for (unsigned kopt_j = 0; kopt_j < " + R + "; ++kopt_j) {\n";
     Out += I4 + "const unsigned kopt_tx = kopt_j * (blockDim.x / " + R +
            ") + kopt_l / kopt_rows;\n";
-    Out +=
-        I4 + "if (kopt_by < kopt_grid_y) {" + reindent(Stores, I4) + I4 + "}\n";
+    Out += GuardedStores(I4);
     Out += I3 + "}\n";
     Out += I2 + "} else {\n";
     Out += I3 + "for (unsigned kopt_j = 0; kopt_j < " + R + "; ++kopt_j) {\n";
@@ -632,11 +639,8 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
                 "threadIdx.y) * blockDim.x + threadIdx.x;\n";
     Out += I4 + "const unsigned kopt_row = kopt_t % kopt_rows;\n";
     Out += I4 + "const unsigned kopt_tx = kopt_t / kopt_rows;\n";
-    Out += I4 + "const unsigned kopt_ty = kopt_row % blockDim.y;\n";
-    Out += I4 + "const unsigned kopt_by = blockIdx.y * " + R +
-           " + kopt_row / blockDim.y;\n";
-    Out +=
-        I4 + "if (kopt_by < kopt_grid_y) {" + reindent(Stores, I4) + I4 + "}\n";
+    Out += RowOrigin(I4);
+    Out += GuardedStores(I4);
     Out += I3 + "}\n";
     Out += I2 + "}\n";
     Out += I1 + "} else {\n";

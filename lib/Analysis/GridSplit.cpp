@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kopt/Analysis/GridSplit.h"
+#include "KernelPlanner.h"
 #include "kopt/Analysis/BodyHazards.h"
 #include "kopt/Analysis/CudaAST.h"
 #include "kopt/Analysis/ElementwiseLoop.h"
@@ -25,10 +26,11 @@ namespace kopt {
 
 namespace {
 
-class Planner {
+class Planner : KernelPlanner {
 public:
   Planner(const KernelInfo &K, ASTContext &Ctx)
-      : K(K), Ctx(Ctx), Body(dyn_cast_or_null<CompoundStmt>(K.Decl->getBody())),
+      : KernelPlanner(K, Ctx),
+        Body(dyn_cast_or_null<CompoundStmt>(K.Decl->getBody())),
         Parents(const_cast<Stmt *>(K.Decl->getBody())) {}
 
   Decision<GridSplitPlan> run() {
@@ -48,13 +50,6 @@ public:
   }
 
 private:
-  Refusal refuse(const Stmt *At, const Twine &Message) {
-    return {Message.str(), At ? lineCol(At->getBeginLoc(), Ctx) : K.Loc};
-  }
-  std::string text(const Stmt *S) {
-    return oneLine(sourceText(S->getSourceRange(), Ctx));
-  }
-
   static bool isGridStrideLoop(const Stmt *S, const Stmt *Scope) {
     const auto *For = dyn_cast<ForStmt>(S);
     std::optional<CountedLoop> CL = For ? matchCountedLoop(For) : std::nullopt;
@@ -303,8 +298,6 @@ private:
     return std::nullopt;
   }
 
-  const KernelInfo &K;
-  ASTContext &Ctx;
   const CompoundStmt *Body;
   ParentMap Parents;
   GridSplitPlan Plan;

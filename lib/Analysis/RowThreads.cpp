@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kopt/Analysis/RowThreads.h"
+#include "KernelPlanner.h"
 #include "kopt/Analysis/BodyHazards.h"
 #include "kopt/Analysis/CudaAST.h"
 #include "kopt/Analysis/HiddenPointers.h"
@@ -39,10 +40,10 @@ struct Access {
   int Loop = -1;               ///< index into Plan.Loops, -1 outside loops
 };
 
-class Planner {
+class Planner : KernelPlanner {
 public:
   Planner(const KernelInfo &K, ASTContext &Ctx)
-      : K(K), Ctx(Ctx), Body(K.Decl->getBody()),
+      : KernelPlanner(K, Ctx), Body(K.Decl->getBody()),
         Parents(const_cast<Stmt *>(Body)) {}
 
   Decision<RowThreadsPlan> run() {
@@ -61,13 +62,6 @@ public:
   }
 
 private:
-  Refusal refuse(const Stmt *At, const Twine &Message) {
-    return {Message.str(), At ? lineCol(At->getBeginLoc(), Ctx) : K.Loc};
-  }
-  std::string text(const Stmt *S) {
-    return oneLine(sourceText(S->getSourceRange(), Ctx));
-  }
-
   /// The row index, and what no kernel run G times a row may hold.
   std::optional<Refusal> checkKernel() {
     if (K.IsTemplate)
@@ -539,8 +533,6 @@ private:
     return std::nullopt;
   }
 
-  const KernelInfo &K;
-  ASTContext &Ctx;
   const Stmt *Body;
   ParentMap Parents;
   RowThreadsPlan Plan;
