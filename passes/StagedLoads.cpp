@@ -192,8 +192,8 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
                     " block sizes; the shared buffer is sized for one");
     int64_t B = *S.begin();
     for (const VectorPointer &V : P.Pointers)
-      if (StringRef(V.Param->Name).starts_with("kopt_"))
-        return Missed("'" + V.Param->Name + "' starts with 'kopt_'");
+      if (StringRef(V.Name).starts_with("kopt_"))
+        return Missed("'" + V.Name + "' starts with 'kopt_'");
     if (!isRewritable(L.For->getSourceRange(), AC))
       return Missed("it is written in a macro");
     std::optional<std::pair<unsigned, unsigned>> LoopAt =
@@ -215,11 +215,11 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
           continue;
         std::optional<std::pair<unsigned, unsigned>> Off = exprOffsets(E, AC);
         if (!Off || Off->first < BodyAt->first || Off->second > BodyAt->second)
-          return Missed("an access to '" + V.Param->Name +
+          return Missed("an access to '" + V.Name +
                         "' is written in a macro");
         Replacements.emplace_back(Off->first, Off->second - Off->first,
                                   "reinterpret_cast<const " + V.Element +
-                                      " *>(kopt_stage_" + V.Param->Name +
+                                      " *>(kopt_stage_" + V.Name +
                                       ")[kopt_k * " + std::to_string(B) +
                                       " + threadIdx.x]");
         ReplacedRefs += countReferences(E, R.Var);
@@ -247,7 +247,7 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
       const VectorPointer &V = *VP;
       unsigned Bytes = P.Width * V.ElementBytes;
       std::string Carrier = rawCarrier(Bytes);
-      std::string Stage = "kopt_stage_" + V.Param->Name;
+      std::string Stage = "kopt_stage_" + V.Name;
       Decls += I1 + "__shared__ " + Carrier + " " + Stage + "[" +
                std::to_string(U * B) + "];\n";
       Check += "reinterpret_cast<unsigned long long>(" + V.base() + ") % " +
@@ -284,10 +284,10 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
       return Missed(toString(std::move(E)));
     std::string Names, Written;
     for (const VectorPointer *V : Staged)
-      Names += (Names.empty() ? "'" : ", '") + V->Param->Name + "'";
+      Names += (Names.empty() ? "'" : ", '") + V->Name + "'";
     for (const VectorPointer &V : P.Pointers)
       if (V.Writes)
-        Written += (Written.empty() ? "'" : ", '") + V.Param->Name + "'";
+        Written += (Written.empty() ? "'" : ", '") + V.Name + "'";
     KC.applied(L.Loc, "staged " + Names + " through shared memory as " +
                           "vector loads (" + Us + " per thread, blocks of " +
                           Bs + " threads); each thread reads its own " +

@@ -166,6 +166,116 @@ size_t topLevelIndex(const Stmt *E, const Stmt *Body, ParentMap &Parents) {
   return Index;
 }
 
+/// Whether E's value is read and nothing else is done with the element: an
+/// lvalue-to-rvalue conversion, or a trivial copy (`__nv_bfloat16` is a
+/// class passed by value).
+bool isValueRead(const Expr *E, ParentMap &Parents) {
+  const Stmt *Up = Parents.getParentIgnoreParens(const_cast<Expr *>(E));
+  while (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Up)) {
+    if (Cast->getCastKind() == CK_LValueToRValue)
+      return true;
+    if (Cast->getCastKind() != CK_NoOp)
+      return false;
+    Up = Parents.getParentIgnoreParens(const_cast<ImplicitCastExpr *>(Cast));
+  }
+  const auto *Copy = dyn_cast_or_null<CXXConstructExpr>(Up);
+  return Copy && Copy->getNumArgs() == 1 &&
+         Copy->getConstructor()->isCopyOrMoveConstructor() &&
+         Copy->getConstructor()->isTrivial();
+}
+
+/// The `__shared__` arrays R reads element-wise that can be read W elements
+/// at a time (VectorPlan::SharedReads).
+std::vector<VectorPointer>
+sharedReads(const KernelInfo &K, const ElementRegion &R, unsigned Width,
+            ArrayRef<const ArraySubscriptExpr *> Subscripts, ParentMap &Parents,
+            ASTContext &AC) {
+  std::map<const VarDecl *, VectorPointer> Arrays;
+  std::vector<const VarDecl *> Order, Rejected;
+  for (const ArraySubscriptExpr *E : Subscripts) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->getBase()->IgnoreParenImpCasts());
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!V || !V->hasAttr<CUDASharedAttr>() ||
+        V->getParentFunctionOrMethod() != K.Decl || is_contained(Rejected, V))
+      continue;
+    const Expr *Offset = nullptr;
+    if (!isValueRead(E, Parents) ||
+        !matchElementIndex(E->getIdx(), R.Var, R.Body, K.Decl, AC, Offset)) {
+      Rejected.push_back(V);
+      continue;
+    }
+    std::string OffsetText =
+        Offset ? sourceText(Offset->getSourceRange(), AC) : std::string();
+    auto [It, First] = Arrays.try_emplace(V);
+    VectorPointer &P = It->second;
+    if (First) {
+      Order.push_back(V);
+      P.Name = V->getNameAsString();
+      P.Offset = OffsetText;
+    } else if (withoutSpaces(P.Offset) != withoutSpaces(OffsetText)) {
+      Rejected.push_back(V);
+      continue;
+    }
+    P.Reads = true;
+    P.Accesses.push_back(E);
+  }
+  std::vector<VectorPointer> Result;
+  for (const VarDecl *V : Order) {
+    if (is_contained(Rejected, V))
+      continue;
+    VectorPointer &P = Arrays[V];
+    // Every use of the array in the region is one of the reads above, the
+    // loop's header does not use it, and the kernel only subscripts it
+    // (possibly through a cast, as shared-cache's fill does): no pointer
+    // into it lives on to write it while the region runs.
+    auto Refs = [&](const Stmt *S) {
+      return match(findAll(declRefExpr(to(varDecl(equalsNode(V)))).bind("r")),
+                   *S, AC);
+    };
+    bool Escapes = any_of(Refs(K.Decl->getBody()), [&](const BoundNodes &N) {
+      const Stmt *Child = N.getNodeAs<DeclRefExpr>("r");
+      const Stmt *Up = Parents.getParent(const_cast<Stmt *>(Child));
+      while (Up && isa<ParenExpr, ImplicitCastExpr, CXXReinterpretCastExpr,
+                       CStyleCastExpr>(Up)) {
+        Child = Up;
+        Up = Parents.getParent(const_cast<Stmt *>(Up));
+      }
+      const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Up);
+      return !Sub || Sub->getBase() != Child;
+    });
+    const auto *Loop =
+        dyn_cast_or_null<ForStmt>(Parents.getParent(const_cast<Stmt *>(R.Body)));
+    bool InHeader =
+        Loop && any_of(std::initializer_list<const Stmt *>{Loop->getCond(),
+                                                           Loop->getInc()},
+                       [&](const Stmt *S) { return S && !Refs(S).empty(); });
+    const auto *Array = AC.getAsConstantArrayType(V->getType());
+    if (Escapes || InHeader || Refs(R.Body).size() != P.Accesses.size() ||
+        !Array)
+      continue;
+    QualType Elem = Array->getElementType();
+    if (Elem.isVolatileQualified() || Elem->isArrayType() ||
+        !Elem.isTriviallyCopyableType(AC))
+      continue;
+    P.ElementBytes = AC.getTypeSizeInChars(Elem).getQuantity();
+    unsigned Bytes = Width * P.ElementBytes;
+    if (!isPowerOf2_32(P.ElementBytes) || Bytes > VectorBytes ||
+        uint64_t(AC.getDeclAlign(V).getQuantity()) < Bytes)
+      continue;
+    // The original reads every element below the bound, so every vector
+    // below it reads inside the array.
+    if (none_of(P.Accesses, [&](const ArraySubscriptExpr *E) {
+          return runsWheneverBodyRuns(E, R.Body, Parents);
+        }))
+      continue;
+    P.Element = Elem.getUnqualifiedType().getAsString(
+        PrintingPolicy(AC.getLangOpts()));
+    P.StaticallyAligned = P.Offset.empty();
+    Result.push_back(std::move(P));
+  }
+  return Result;
+}
+
 } // namespace
 
 bool isPlainLoad(const KernelInfo &K, const ArraySubscriptExpr *E) {
@@ -385,6 +495,7 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
                     A->Loc);
     P.Offset = OffsetText;
     P.Param = K.param(A->Base);
+    P.Name = A->Base;
     P.Reads |= A->reads();
     P.Writes |= A->writes();
     P.Accesses.push_back(E);
@@ -529,6 +640,8 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
           lineCol(GuardedLoad->getBeginLoc(), AC));
     Result.Pointers.push_back(P);
   }
+  Result.SharedReads =
+      sharedReads(K, R, Result.Width, Subscripts, Parents, AC);
   return Result;
 }
 

@@ -41,9 +41,13 @@ struct ParamOrder {
   }
 };
 
-/// One pointer whose `p[i]` accesses become vector accesses.
+/// One pointer (or `__shared__` array) whose `p[i]` accesses become vector
+/// accesses.
 struct VectorPointer {
+  /// The kernel parameter; null for a `__shared__` array.
   const ParamInfo *Param = nullptr;
+  /// The parameter's or the array's name.
+  std::string Name;
   std::string Element;
   unsigned ElementBytes = 0;
   bool Reads = false;
@@ -55,16 +59,28 @@ struct VectorPointer {
   /// The uniform offset of `p[off + i]` (empty for `p[i]`), as written.
   std::string Offset;
 
-  std::string carrierName() const { return "kopt_vec_" + Param->Name; }
+  /// Set for a `__shared__` array declared aligned to the vector and read
+  /// at `a[i]`: no run-time alignment check is needed.
+  bool StaticallyAligned = false;
+
+  std::string carrierName() const { return "kopt_vec_" + Name; }
   /// The address of element 0 of the vectorized range.
   std::string base() const {
-    return Offset.empty() ? Param->Name : Param->Name + " + (" + Offset + ")";
+    return Offset.empty() ? Name : Name + " + (" + Offset + ")";
   }
 };
 
 struct VectorPlan {
   unsigned Width = 0;
+  /// Global pointer parameters, in declaration order.
   std::vector<VectorPointer> Pointers;
+  /// `__shared__` arrays of constant size the region only reads, at `a[i]`
+  /// or `a[off + i]` in every element (unconditionally in one access at
+  /// least), whose declared alignment holds a vector. Reading them as
+  /// vectors keeps the region's results; read one element a lane, W apart,
+  /// they cost W-way bank conflicts. Arrays that do not qualify stay scalar
+  /// (shared memory needs no coalescing, so this is not a refusal).
+  std::vector<VectorPointer> SharedReads;
 };
 
 /// The one-element-per-thread shape `T i = gid; if (i < n) STMT` as the
