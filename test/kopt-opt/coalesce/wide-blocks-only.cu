@@ -19,7 +19,7 @@
 #include <cuda_runtime.h>
 
 // REMARK-DAG: wide-blocks-only.cu:[[@LINE+6]]:5: remark: strided store staged through a shared-memory tile of 2048 float: both global sides are contiguous (the original body runs when blockDim.z != 1) [-Rpass=coalesce]
-// O-DAG: wide-blocks-only.cu:[[@LINE+5]]:5: remark: strided store staged through a shared-memory tile of 2048 float in 'wide_kopt_coalesced', each block covering 4 of the original blocks along y; 1 launch runs it [-Rpass=coalesce]
+// O-DAG: wide-blocks-only.cu:[[@LINE+5]]:5: remark: strided store staged through a shared-memory tile of 1056 float in 'wide_kopt_coalesced', each block covering 4 of the original blocks along y; 1 launch runs it, specialized to their 32 x 8 blocks [-Rpass=coalesce]
 __global__ void wide(const float *in, float *out, int rows, int cols) {
   int c = blockIdx.x * blockDim.x + threadIdx.x;
   int r = blockIdx.y * blockDim.y + threadIdx.y;
