@@ -35,13 +35,27 @@ __global__ void transpose(const float *in, float *out, int rows, int cols) {
 // CHECK-NEXT: const unsigned kopt_pad = kopt_rows <= 32u && 32u % kopt_rows == 0u ? 32u / kopt_rows : 1u;
 // CHECK-NEXT: const unsigned kopt_pitch = blockDim.x + kopt_pad;
 // CHECK-NEXT: if (blockDim.z == 1u && kopt_rows * kopt_pitch <= 2048u) {
+// Phase 1 loads the four values into registers, then stores them into the
+// tile: all four loads are in flight together.
+// CHECK-NEXT: float kopt_in[4u];
+// CHECK-NEXT: #pragma unroll
 // CHECK-NEXT: for (unsigned kopt_j = 0; kopt_j < 4u; ++kopt_j) {
 // CHECK-NEXT: const unsigned kopt_by = blockIdx.y * 4u + kopt_j;
 // CHECK-NEXT: if (kopt_by < kopt_grid_y) {
 // CHECK-NEXT: int c = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK-NEXT: int r = kopt_by * blockDim.y + threadIdx.y;
 // CHECK-NEXT: if (r < rows && c < cols)
-// CHECK-NEXT: kopt_tile[(kopt_j * blockDim.y + threadIdx.y) * kopt_pitch + threadIdx.x] = in[r * cols + c];
+// CHECK-NEXT: kopt_in[kopt_j] = in[r * cols + c];
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: for (unsigned kopt_j = 0; kopt_j < 4u; ++kopt_j) {
+// CHECK-NEXT: const unsigned kopt_by = blockIdx.y * 4u + kopt_j;
+// CHECK-NEXT: if (kopt_by < kopt_grid_y) {
+// CHECK-NEXT: int c = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-NEXT: int r = kopt_by * blockDim.y + threadIdx.y;
+// CHECK-NEXT: if (r < rows && c < cols)
+// CHECK-NEXT: kopt_tile[(kopt_j * blockDim.y + threadIdx.y) * kopt_pitch + threadIdx.x] = kopt_in[kopt_j];
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: __syncthreads();
@@ -130,13 +144,25 @@ __global__ void fixed(const float *in, float *out, int rows, int cols) {
 // CHECK-NEXT: __shared__ float kopt_tile[1056u];
 // CHECK-NEXT: const unsigned kopt_rows = 32u;
 // CHECK-NEXT: const unsigned kopt_pitch = 33u;
+// CHECK-NEXT: float kopt_in[4u];
+// CHECK-NEXT: #pragma unroll
 // CHECK-NEXT: for (unsigned kopt_j = 0; kopt_j < 4u; ++kopt_j) {
 // CHECK-NEXT: const unsigned kopt_by = blockIdx.y * 4u + kopt_j;
 // CHECK-NEXT: if (kopt_by < kopt_grid_y) {
 // CHECK-NEXT: int c = blockIdx.x * 32u + threadIdx.x;
 // CHECK-NEXT: int r = kopt_by * 8u + threadIdx.y;
 // CHECK-NEXT: if (r < rows && c < cols)
-// CHECK-NEXT: kopt_tile[(kopt_j * 8u + threadIdx.y) * kopt_pitch + threadIdx.x] = in[r * cols + c] * 1u;
+// CHECK-NEXT: kopt_in[kopt_j] = in[r * cols + c] * 1u;
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: for (unsigned kopt_j = 0; kopt_j < 4u; ++kopt_j) {
+// CHECK-NEXT: const unsigned kopt_by = blockIdx.y * 4u + kopt_j;
+// CHECK-NEXT: if (kopt_by < kopt_grid_y) {
+// CHECK-NEXT: int c = blockIdx.x * 32u + threadIdx.x;
+// CHECK-NEXT: int r = kopt_by * 8u + threadIdx.y;
+// CHECK-NEXT: if (r < rows && c < cols)
+// CHECK-NEXT: kopt_tile[(kopt_j * 8u + threadIdx.y) * kopt_pitch + threadIdx.x] = kopt_in[kopt_j];
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: __syncthreads();
