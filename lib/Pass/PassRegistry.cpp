@@ -2,6 +2,7 @@
 
 #include "kopt/Pass/PassRegistry.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -34,12 +35,18 @@ const PipelineAlias *PassRegistry::findAlias(StringRef Name) const {
 std::string PassRegistry::describe() const {
   std::string S;
   raw_string_ostream OS(S);
+  // One column for the parameter names, as wide as the longest.
+  size_t KeyWidth = 12;
+  for (const PassSpec &P : Passes)
+    for (const ParamSpec &Param : P.Params)
+      KeyWidth = std::max(KeyWidth, Param.Key.size());
   OS << "Passes:\n";
   for (const PassSpec &P : Passes) {
     OS << "  " << P.Name << "\n      " << P.Summary << "\n";
     for (const ParamSpec &Param : P.Params)
-      OS << formatv("      {0,-12} {1,-10} default {2,-6} {3}\n", Param.Key,
-                    paramTypeName(Param.Type), Param.Default, Param.Help);
+      OS << "      " << left_justify(Param.Key, KeyWidth)
+         << formatv(" {0,-10} default {1,-6} {2}\n", paramTypeName(Param.Type),
+                    Param.Default, Param.Help);
   }
   OS << "Pipelines:\n";
   for (const PipelineAlias &A : Aliases)
