@@ -515,20 +515,19 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
     }
     if (Error E = KC.edits().merge(Edits))
       return Missed(toString(std::move(E)));
-    std::string Size =
-        Fixed ? std::to_string(tileRows(Rows, Fixed->Y) *
-                               tilePitch(Rows, Fixed->X, Fixed->Y))
-              : std::to_string(TileCapacity);
-    KC.applied(At, "strided store staged through a shared-memory tile of " +
-                       Size + " " + Elem.getAsString() + " in '" + NewName +
-                       "', each block covering " + Twine(Rows) +
-                       " of the original blocks along y; " +
-                       Twine(Launches.size()) + " launch" +
-                       (Launches.size() > 1 ? "es run" : " runs") + " it" +
-                       (Fixed ? ", specialized to their " +
-                                    std::to_string(Fixed->X) + " x " +
-                                    std::to_string(Fixed->Y) + " blocks"
-                              : std::string()));
+    std::string Size = Fixed
+                           ? std::to_string(tileRows(Rows, Fixed->Y) *
+                                            tilePitch(Rows, Fixed->X, Fixed->Y))
+                           : std::to_string(TileCapacity);
+    KC.applied(
+        At, "strided store staged through a shared-memory tile of " + Size +
+                " " + Elem.getAsString() + " in '" + NewName +
+                "', each block covering " + Twine(Rows) +
+                " of the original blocks along y; " + Twine(Launches.size()) +
+                " launch" + (Launches.size() > 1 ? "es run" : " runs") + " it" +
+                (Fixed ? ", specialized to their " + std::to_string(Fixed->X) +
+                             " x " + std::to_string(Fixed->Y) + " blocks"
+                       : std::string()));
   }
 
   /// Rows of a tile holding R blocks of Y rows, and their pitch for blocks
@@ -690,17 +689,18 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
     // read and never used).
     auto Divisible = [&](StringRef In) {
       std::string I = In.str(), J = I + "  ";
-      std::string Column = "kopt_j * (" + BX + " / " + R +
-                           ") + kopt_l / kopt_rows";
+      std::string Column =
+          "kopt_j * (" + BX + " / " + R + ") + kopt_l / kopt_rows";
       return I + "const unsigned kopt_l = threadIdx.y * " + BX +
              " + threadIdx.x;\n" + I +
              "const unsigned kopt_row = kopt_l % kopt_rows;\n" + RowOrigin(I) +
              I + Type + " kopt_val[" + R + "];\n#pragma unroll\n" + I +
              "for (unsigned kopt_j = 0; kopt_j < " + R + "; ++kopt_j)\n" + J +
              "kopt_val[kopt_j] = kopt_tile[kopt_row * kopt_pitch + " + Column +
-             "];\n#pragma unroll\n" + I + "for (unsigned kopt_j = 0; kopt_j < " +
-             R + "; ++kopt_j) {\n" + J + "const unsigned kopt_tx = " + Column +
-             ";\n" + GuardedStores(J, Batched) + I + "}\n";
+             "];\n#pragma unroll\n" + I +
+             "for (unsigned kopt_j = 0; kopt_j < " + R + "; ++kopt_j) {\n" + J +
+             "const unsigned kopt_tx = " + Column + ";\n" +
+             GuardedStores(J, Batched) + I + "}\n";
     };
     auto General = [&](StringRef In) {
       std::string I = In.str(), J = I + "  ";
@@ -728,8 +728,8 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
              std::to_string(tileRows(Rows, Fixed->Y) * Pitch) + "u];\n";
       Out += I1 + "const unsigned kopt_rows = " +
              std::to_string(tileRows(Rows, Fixed->Y)) + "u;\n";
-      Out += I1 + "const unsigned kopt_pitch = " + std::to_string(Pitch) +
-             "u;\n";
+      Out +=
+          I1 + "const unsigned kopt_pitch = " + std::to_string(Pitch) + "u;\n";
       Out += Stage(I1);
       Out += I1 + "__syncthreads();\n";
       Out += Fixed->X % Rows == 0 ? Divisible(I1) : General(I1);

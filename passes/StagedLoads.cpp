@@ -215,13 +215,11 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
           continue;
         std::optional<std::pair<unsigned, unsigned>> Off = exprOffsets(E, AC);
         if (!Off || Off->first < BodyAt->first || Off->second > BodyAt->second)
-          return Missed("an access to '" + V.Name +
-                        "' is written in a macro");
-        Replacements.emplace_back(Off->first, Off->second - Off->first,
-                                  "reinterpret_cast<const " + V.Element +
-                                      " *>(kopt_stage_" + V.Name +
-                                      ")[kopt_k * " + std::to_string(B) +
-                                      " + threadIdx.x]");
+          return Missed("an access to '" + V.Name + "' is written in a macro");
+        Replacements.emplace_back(
+            Off->first, Off->second - Off->first,
+            "reinterpret_cast<const " + V.Element + " *>(kopt_stage_" + V.Name +
+                ")[kopt_k * " + std::to_string(B) + " + threadIdx.x]");
         ReplacedRefs += countReferences(E, R.Var);
       }
     std::string In = indentAt(Code, LoopAt->first);

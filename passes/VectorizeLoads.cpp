@@ -115,8 +115,8 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     size_t ReplacedRefs = 0;
     std::string Loads, Stores;
     std::string W = std::to_string(P.Width);
-    for (const VectorPointer &V : concat<const VectorPointer>(
-             P.Pointers, P.SharedReads)) {
+    for (const VectorPointer &V :
+         concat<const VectorPointer>(P.Pointers, P.SharedReads)) {
       unsigned Bytes = P.Width * V.ElementBytes;
       std::string Carrier = carrierType(V.Element, Bytes);
       bool ConstCarrier = !V.Writes;
@@ -125,8 +125,7 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
         std::optional<std::pair<unsigned, unsigned>> Off = exprOffsets(E, AC);
         if (!Off || Off->first < BodyRange->first ||
             Off->second > BodyRange->second) {
-          BodyError =
-              "an access to '" + V.Name + "' is written in a macro";
+          BodyError = "an access to '" + V.Name + "' is written in a macro";
           return "";
         }
         Replacements.emplace_back(Off->first, Off->second - Off->first,

@@ -184,6 +184,32 @@ bool isValueRead(const Expr *E, ParentMap &Parents) {
          Copy->getConstructor()->isTrivial();
 }
 
+/// The references to V in S, bound as "r".
+SmallVector<BoundNodes, 4> refsTo(const VarDecl *V, const Stmt *S,
+                                  ASTContext &AC) {
+  return match(findAll(declRefExpr(to(varDecl(equalsNode(V)))).bind("r")), *S,
+               AC);
+}
+
+/// Whether every use of the array V in Body is the base of a subscript,
+/// directly or through casts (shared-cache fills its row through
+/// `reinterpret_cast<uint4 *>(row)[v]`): no pointer into it outlives its
+/// expression.
+bool onlySubscripted(const VarDecl *V, const Stmt *Body, ParentMap &Parents,
+                     ASTContext &AC) {
+  return all_of(refsTo(V, Body, AC), [&](const BoundNodes &N) {
+    const Stmt *Child = N.getNodeAs<DeclRefExpr>("r");
+    const Stmt *Up = Parents.getParent(const_cast<Stmt *>(Child));
+    while (Up && isa<ParenExpr, ImplicitCastExpr, CXXReinterpretCastExpr,
+                     CStyleCastExpr>(Up)) {
+      Child = Up;
+      Up = Parents.getParent(const_cast<Stmt *>(Up));
+    }
+    const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Up);
+    return Sub && Sub->getBase() == Child;
+  });
+}
+
 /// The `__shared__` arrays R reads element-wise that can be read W elements
 /// at a time (VectorPlan::SharedReads).
 std::vector<VectorPointer>
@@ -193,7 +219,8 @@ sharedReads(const KernelInfo &K, const ElementRegion &R, unsigned Width,
   std::map<const VarDecl *, VectorPointer> Arrays;
   std::vector<const VarDecl *> Order, Rejected;
   for (const ArraySubscriptExpr *E : Subscripts) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(E->getBase()->IgnoreParenImpCasts());
+    const auto *Ref =
+        dyn_cast<DeclRefExpr>(E->getBase()->IgnoreParenImpCasts());
     const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (!V || !V->hasAttr<CUDASharedAttr>() ||
         V->getParentFunctionOrMethod() != K.Decl || is_contained(Rejected, V))
@@ -225,33 +252,19 @@ sharedReads(const KernelInfo &K, const ElementRegion &R, unsigned Width,
       continue;
     VectorPointer &P = Arrays[V];
     // Every use of the array in the region is one of the reads above, the
-    // loop's header does not use it, and the kernel only subscripts it
-    // (possibly through a cast, as shared-cache's fill does): no pointer
-    // into it lives on to write it while the region runs.
-    auto Refs = [&](const Stmt *S) {
-      return match(findAll(declRefExpr(to(varDecl(equalsNode(V)))).bind("r")),
-                   *S, AC);
-    };
-    bool Escapes = any_of(Refs(K.Decl->getBody()), [&](const BoundNodes &N) {
-      const Stmt *Child = N.getNodeAs<DeclRefExpr>("r");
-      const Stmt *Up = Parents.getParent(const_cast<Stmt *>(Child));
-      while (Up && isa<ParenExpr, ImplicitCastExpr, CXXReinterpretCastExpr,
-                       CStyleCastExpr>(Up)) {
-        Child = Up;
-        Up = Parents.getParent(const_cast<Stmt *>(Up));
-      }
-      const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Up);
-      return !Sub || Sub->getBase() != Child;
-    });
-    const auto *Loop =
-        dyn_cast_or_null<ForStmt>(Parents.getParent(const_cast<Stmt *>(R.Body)));
+    // loop's header does not use it, and no pointer into it lives on to
+    // write it while the region runs.
+    const auto *Loop = dyn_cast_or_null<ForStmt>(
+        Parents.getParent(const_cast<Stmt *>(R.Body)));
     bool InHeader =
-        Loop && any_of(std::initializer_list<const Stmt *>{Loop->getCond(),
-                                                           Loop->getInc()},
-                       [&](const Stmt *S) { return S && !Refs(S).empty(); });
+        Loop &&
+        any_of(std::initializer_list<const Stmt *>{Loop->getCond(),
+                                                   Loop->getInc()},
+               [&](const Stmt *S) { return S && !refsTo(V, S, AC).empty(); });
     const auto *Array = AC.getAsConstantArrayType(V->getType());
-    if (Escapes || InHeader || Refs(R.Body).size() != P.Accesses.size() ||
-        !Array)
+    if (!Array || InHeader ||
+        refsTo(V, R.Body, AC).size() != P.Accesses.size() ||
+        !onlySubscripted(V, K.Decl->getBody(), Parents, AC))
       continue;
     QualType Elem = Array->getElementType();
     if (Elem.isVolatileQualified() || Elem->isArrayType() ||
@@ -268,8 +281,8 @@ sharedReads(const KernelInfo &K, const ElementRegion &R, unsigned Width,
           return runsWheneverBodyRuns(E, R.Body, Parents);
         }))
       continue;
-    P.Element = Elem.getUnqualifiedType().getAsString(
-        PrintingPolicy(AC.getLangOpts()));
+    P.Element =
+        Elem.getUnqualifiedType().getAsString(PrintingPolicy(AC.getLangOpts()));
     P.StaticallyAligned = P.Offset.empty();
     Result.push_back(std::move(P));
   }
@@ -640,8 +653,7 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
           lineCol(GuardedLoad->getBeginLoc(), AC));
     Result.Pointers.push_back(P);
   }
-  Result.SharedReads =
-      sharedReads(K, R, Result.Width, Subscripts, Parents, AC);
+  Result.SharedReads = sharedReads(K, R, Result.Width, Subscripts, Parents, AC);
   return Result;
 }
 
