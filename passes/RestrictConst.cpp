@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FileHelper.h"
 #include "Options.h"
 #include "RestrictVersion.h"
 #include "SourceLayout.h"
@@ -116,12 +117,10 @@ std::string whyNotRestrictable(const ParmVarDecl *P) {
 }
 
 class RestrictConstPass : public KernelPass<RestrictConstOptions> {
-  /// The run-time check is in the file (from an earlier run, or added for
-  /// an earlier kernel of this one).
-  bool HelperAdded = false;
+  /// The run-time check, once a file.
+  FileHelper Helper{DistinctAllocationsHelperName};
   void beginFile(PassContext &Ctx) override {
-    HelperAdded = declaresFileScopeFunction(Ctx.hostContext(),
-                                            DistinctAllocationsHelperName);
+    Helper.beginFile(Ctx.hostContext());
   }
 
   void runOnKernel(KernelContext &KC) override {
@@ -365,17 +364,15 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
               Edits.replaceChars(Off->first, Off->second - Off->first, *Launch))
         return Missed(toString(std::move(E)));
     }
-    if (AddsHelper && !HelperAdded) {
-      std::vector<const Decl *> Callers;
-      for (const LaunchSite *L : Launches)
-        Callers.push_back(L->CallerDecl);
-      if (Error E = Edits.insertBefore(fileScopeBefore(Callers, HC),
-                                       distinctAllocationsHelper(), HC))
-        return Missed(toString(std::move(E)));
-    }
+    Expected<bool> Added =
+        AddsHelper
+            ? Helper.addBefore(Launches, distinctAllocationsHelper(), Edits, HC)
+            : Expected<bool>(false);
+    if (!Added)
+      return Missed(toString(Added.takeError()));
     if (Error E = Ctx.edits().merge(Edits))
       return Missed(toString(std::move(E)));
-    HelperAdded = HelperAdded || AddsHelper;
+    Helper.committed(*Added);
     std::vector<std::string> Names;
     for (const ParmVarDecl *P : Restrict)
       Names.push_back(P->getName().str());

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FileHelper.h"
 #include "Options.h"
 #include "ScaledLaunch.h"
 #include "SourceLayout.h"
@@ -81,10 +82,10 @@ std::string helperText() {
 }
 
 class SplitGridPass : public KernelPass<SplitGridOptions> {
-  /// The helper is in the file (an earlier run, or an earlier kernel).
-  bool HelperAdded = false;
+  /// The launches' check, once a file.
+  FileHelper Helper{HelperName};
   void beginFile(PassContext &Ctx) override {
-    HelperAdded = declaresFileScopeFunction(Ctx.hostContext(), HelperName);
+    Helper.beginFile(Ctx.hostContext());
   }
 
   void runOnKernel(KernelContext &KC) override {
@@ -137,17 +138,12 @@ class SplitGridPass : public KernelPass<SplitGridOptions> {
               replaceWithScaledLaunch(*L, Spec, HC, Edits))
         return Missed(L->Loc, *Why);
     }
-    if (!HelperAdded) {
-      std::vector<const Decl *> Callers;
-      for (const LaunchSite *L : Launches)
-        Callers.push_back(L->CallerDecl);
-      if (Error E = Edits.insertBefore(fileScopeBefore(Callers, HC),
-                                       helperText(), HC))
-        return Missed(K.Loc, toString(std::move(E)));
-    }
+    Expected<bool> Added = Helper.addBefore(Launches, helperText(), Edits, HC);
+    if (!Added)
+      return Missed(K.Loc, toString(Added.takeError()));
     if (Error E = KC.edits().merge(Edits))
       return Missed(K.Loc, toString(std::move(E)));
-    HelperAdded = true;
+    Helper.committed(*Added);
     KC.applied(K.Loc, Twine(Launches.size()) + " launch" +
                           (Launches.size() == 1 ? "" : "es") + " of '" +
                           K.Name + "' start " + Ss +

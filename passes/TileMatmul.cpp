@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FileHelper.h"
 #include "MatmulKernelText.h"
 #include "Options.h"
 #include "SourceLayout.h"
@@ -75,12 +76,10 @@ const Expr *extentOf(const LaunchDim &D, unsigned Dim, const Stmt *Scope,
 }
 
 class TileMatmulPass : public KernelPass<TileMatmulOptions> {
-  /// The run-time check is in the file (from an earlier run, or added for
-  /// an earlier kernel of this one).
-  bool HelperAdded = false;
+  /// The run-time check, once a file.
+  FileHelper Helper{MatmulFitsHelperName};
   void beginFile(PassContext &Ctx) override {
-    HelperAdded =
-        declaresFileScopeFunction(Ctx.hostContext(), MatmulFitsHelperName);
+    Helper.beginFile(Ctx.hostContext());
   }
 
   MatmulTiling tiling() const {
@@ -198,16 +197,10 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
       return Missed(toString(std::move(E)));
     // The helper once, at file scope before every function that launches
     // the kernel (before the namespace, class or `extern "C"` it is in).
-    bool AddsHelper = false;
-    if (!HelperAdded) {
-      std::vector<const Decl *> Callers;
-      for (const LaunchSite *L : Launches)
-        Callers.push_back(L->CallerDecl);
-      SourceLocation At = fileScopeBefore(Callers, HC);
-      if (Error E = Edits.insertBefore(At, matmulFitsHelper(), HC))
-        return Missed(toString(std::move(E)));
-      AddsHelper = true;
-    }
+    Expected<bool> Added =
+        Helper.addBefore(Launches, matmulFitsHelper(), Edits, HC);
+    if (!Added)
+      return Missed(toString(Added.takeError()));
     for (const LaunchSite *L : Launches) {
       std::optional<std::string> Text = launchText(*L, N, T, HC);
       if (!Text)
@@ -223,7 +216,7 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
     }
     if (Error E = KC.edits().merge(Edits))
       return Missed(toString(std::move(E)));
-    HelperAdded = HelperAdded || AddsHelper;
+    Helper.committed(*Added);
     KC.applied(N.Loc,
                "tiled the matrix product (" +
                    Twine(N.F == MatmulNest::DotLoop
