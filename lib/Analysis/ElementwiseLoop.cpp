@@ -184,21 +184,14 @@ bool isValueRead(const Expr *E, ParentMap &Parents) {
          Copy->getConstructor()->isTrivial();
 }
 
-/// The references to V in S, bound as "r".
-SmallVector<BoundNodes, 4> refsTo(const VarDecl *V, const Stmt *S,
-                                  ASTContext &AC) {
-  return match(findAll(declRefExpr(to(varDecl(equalsNode(V)))).bind("r")), *S,
-               AC);
-}
-
 /// Whether every use of the array V in Body is the base of a subscript,
 /// directly or through casts (shared-cache fills its row through
 /// `reinterpret_cast<uint4 *>(row)[v]`): no pointer into it outlives its
 /// expression.
 bool onlySubscripted(const VarDecl *V, const Stmt *Body, ParentMap &Parents,
                      ASTContext &AC) {
-  return all_of(refsTo(V, Body, AC), [&](const BoundNodes &N) {
-    const Stmt *Child = N.getNodeAs<DeclRefExpr>("r");
+  return all_of(referencesTo(Body, V, AC), [&](const DeclRefExpr *Ref) {
+    const Stmt *Child = Ref;
     const Stmt *Up = Parents.getParent(const_cast<Stmt *>(Child));
     while (Up && isa<ParenExpr, ImplicitCastExpr, CXXReinterpretCastExpr,
                      CStyleCastExpr>(Up)) {
@@ -256,14 +249,10 @@ sharedReads(const KernelInfo &K, const ElementRegion &R, unsigned Width,
     // write it while the region runs.
     const auto *Loop = dyn_cast_or_null<ForStmt>(
         Parents.getParent(const_cast<Stmt *>(R.Body)));
-    bool InHeader =
-        Loop &&
-        any_of(std::initializer_list<const Stmt *>{Loop->getCond(),
-                                                   Loop->getInc()},
-               [&](const Stmt *S) { return S && !refsTo(V, S, AC).empty(); });
+    bool InHeader = Loop && (countReferences(Loop->getCond(), V) ||
+                             countReferences(Loop->getInc(), V));
     const auto *Array = AC.getAsConstantArrayType(V->getType());
-    if (!Array || InHeader ||
-        refsTo(V, R.Body, AC).size() != P.Accesses.size() ||
+    if (!Array || InHeader || countReferences(R.Body, V) != P.Accesses.size() ||
         !onlySubscripted(V, K.Decl->getBody(), Parents, AC))
       continue;
     QualType Elem = Array->getElementType();
