@@ -40,7 +40,9 @@ std::optional<BuiltinRef> matchBuiltin(const Expr *E) {
   const auto *PO = dyn_cast_or_null<PseudoObjectExpr>(stripCasts(E));
   if (!PO)
     return std::nullopt;
-  const auto *Prop = dyn_cast<MSPropertyRefExpr>(PO->getSyntacticForm());
+  // `(blockDim.x)` is one pseudo-object whose syntactic form is the parens.
+  const auto *Prop =
+      dyn_cast<MSPropertyRefExpr>(PO->getSyntacticForm()->IgnoreParens());
   if (!Prop)
     return std::nullopt;
   const Expr *Base = Prop->getBaseExpr()->IgnoreParenImpCasts();
