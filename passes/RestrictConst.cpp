@@ -156,20 +156,29 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
       addRestrict(Ctx, K, Pointers, Consted, AC);
   }
 
+  /// True when every reference to P in the kernel is a load `p[i]`: the
+  /// kernel neither writes through it nor hands it on.
+  static bool onlyLoaded(const KernelInfo &K, const ParmVarDecl *P) {
+    size_t Reads = 0;
+    for (const AccessInfo &A : K.Accesses)
+      if (A.BaseDecl == P) {
+        if (A.K != AccessInfo::Load)
+          return false;
+        ++Reads;
+      }
+    return countReferences(K.Decl->getBody(), P) == Reads;
+  }
+
   /// True when const was added to P.
   bool addConst(PassContext &Ctx, const KernelInfo &K, const ParamInfo &P,
                 ASTContext &AC) {
     if (P.PointeeConst)
       return false;
     LineCol Loc = lineCol(P.Decl->getLocation(), AC);
-    size_t Reads = 0;
     for (const AccessInfo &A : K.Accesses)
-      if (A.BaseDecl == P.Decl) {
-        if (A.K != AccessInfo::Load)
-          return false; // written: nothing to say
-        ++Reads;
-      }
-    if (countReferences(K.Decl->getBody(), P.Decl) != Reads) {
+      if (A.BaseDecl == P.Decl && A.K != AccessInfo::Load)
+        return false; // written: nothing to say
+    if (!onlyLoaded(K, P.Decl)) {
       Ctx.missed(K.Name, Loc,
                  "'" + P.Name +
                      "' is used other than by reads 'p[i]': kopt cannot "
@@ -346,13 +355,13 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
       return Missed(toString(std::move(E)));
     bool AddsHelper = false;
     for (const LaunchSite *L : Launches) {
-      std::vector<unsigned> Checked;
+      std::vector<CheckedPointer> Checked;
       for (const ParamInfo *P : Pointers) {
         unsigned Index = P->Decl->getFunctionScopeIndex();
         if (!L->Call->getArg(Index)
                  ->IgnoreParenImpCasts()
                  ->isNullPointerConstant(HC, Expr::NPC_ValueDependentIsNotNull))
-          Checked.push_back(Index);
+          Checked.push_back({Index, !onlyLoaded(K, P->Decl)});
       }
       AddsHelper |= Checked.size() >= 2;
       std::optional<std::string> Launch = versionedLaunch(L->Call, Checked, HC);

@@ -22,13 +22,15 @@ std::string distinctAllocationsHelper() {
   // Every name is kopt_-prefixed: the file's own macros must not reach in.
   return std::string(
              "#include <cuda.h>\n"
-             "// kopt restrict-const: true when every non-null pointer lies "
-             "in a device allocation\n// of its own (distinct allocations "
-             "never overlap); false when the driver cannot say.\n"
+             "// kopt restrict-const: true when no pointer the kernel writes "
+             "through ('w' in\n// kopt_modes, 'r': only read) lies in a "
+             "device allocation with another\n// non-null pointer (distinct "
+             "allocations never overlap; memory only read may\n// be "
+             "shared); false when the driver cannot say.\n"
              "template <typename... kopt_T>\n"
              "static inline bool ") +
          DistinctAllocationsHelperName +
-         "(const kopt_T *...kopt_p) {\n"
+         "(const char *kopt_modes, const kopt_T *...kopt_p) {\n"
          "  typedef CUresult (*kopt_range_fn)(CUdeviceptr *, size_t *, "
          "CUdeviceptr);\n"
          "  static const kopt_range_fn kopt_range = []() -> kopt_range_fn {\n"
@@ -55,19 +57,24 @@ std::string distinctAllocationsHelper() {
          "    return false;\n"
          "  const void *const kopt_ptrs[] = {kopt_p...};\n"
          "  CUdeviceptr kopt_bases[sizeof...(kopt_p)];\n"
+         "  bool kopt_writes[sizeof...(kopt_p)];\n"
          "  unsigned kopt_n = 0;\n"
-         "  for (const void *kopt_x : kopt_ptrs) {\n"
-         "    if (!kopt_x)\n"
+         "  for (unsigned kopt_a = 0; kopt_a < sizeof...(kopt_p); ++kopt_a) {\n"
+         "    if (!kopt_ptrs[kopt_a])\n"
          "      continue;\n"
          "    CUdeviceptr kopt_base = 0;\n"
          "    size_t kopt_size = 0;\n"
-         "    if (kopt_range(&kopt_base, &kopt_size, (CUdeviceptr)kopt_x) != "
-         "CUDA_SUCCESS)\n"
+         "    if (kopt_range(&kopt_base, &kopt_size, "
+         "(CUdeviceptr)kopt_ptrs[kopt_a]) !=\n"
+         "        CUDA_SUCCESS)\n"
          "      return false;\n"
+         "    const bool kopt_w = kopt_modes[kopt_a] != 'r';\n"
          "    for (unsigned kopt_i = 0; kopt_i < kopt_n; ++kopt_i)\n"
-         "      if (kopt_bases[kopt_i] == kopt_base)\n"
+         "      if (kopt_bases[kopt_i] == kopt_base && "
+         "(kopt_w || kopt_writes[kopt_i]))\n"
          "        return false;\n"
-         "    kopt_bases[kopt_n++] = kopt_base;\n"
+         "    kopt_bases[kopt_n] = kopt_base;\n"
+         "    kopt_writes[kopt_n++] = kopt_w;\n"
          "  }\n"
          "  return true;\n"
          "}\n\n";
@@ -113,7 +120,7 @@ std::optional<std::string> restrictCopy(const FunctionDecl *Kernel,
 }
 
 std::optional<std::string> versionedLaunch(const CUDAKernelCallExpr *Call,
-                                           ArrayRef<unsigned> Checked,
+                                           ArrayRef<CheckedPointer> Checked,
                                            ASTContext &HC) {
   auto Launch = exprOffsets(Call, HC);
   auto Callee = exprOffsets(Call->getCallee(), HC);
@@ -126,18 +133,19 @@ std::optional<std::string> versionedLaunch(const CUDAKernelCallExpr *Call,
                             {{Callee->second, 0, RestrictCopySuffix}});
   if (Checked.size() < 2)
     return Copy + ";";
-  std::string Args;
-  for (unsigned I : Checked) {
-    std::string Text = sourceText(Call->getArg(I)->getSourceRange(), HC);
+  std::string Modes, Args;
+  for (const CheckedPointer &P : Checked) {
+    std::string Text = sourceText(Call->getArg(P.Arg)->getSourceRange(), HC);
     if (Text.empty())
       return std::nullopt;
-    Args += (Args.empty() ? "(" : ", (") + oneLine(Text) + ")";
+    Modes += P.Written ? 'w' : 'r';
+    Args += ", (" + oneLine(Text) + ")";
   }
   std::string Indent = indentOf(Call->getBeginLoc(), HC);
-  std::string If = "if (" + std::string(DistinctAllocationsHelperName) + "(" +
-                   Args + "))\n" + Indent + "  " + reindent(Copy, "  ") +
-                   ";\n" + Indent + "else\n" + Indent + "  " +
-                   reindent(Original, "  ") + ";";
+  std::string If = "if (" + std::string(DistinctAllocationsHelperName) + "(\"" +
+                   Modes + "\"" + Args + "))\n" + Indent + "  " +
+                   reindent(Copy, "  ") + ";\n" + Indent + "else\n" + Indent +
+                   "  " + reindent(Original, "  ") + ";";
   // The body of an unbraced if/for/while gets braces.
   DynTypedNodeList Parents = HC.getParents(*Call);
   if (!Parents.empty() && isa_and_nonnull<CompoundStmt>(Parents[0].get<Stmt>()))

@@ -4,17 +4,20 @@
 // copy of the kernel with every pointer __restrict__ and makes each launch
 // choose between the copy and the original at run time:
 //
-//   if (kopt_distinct_allocations(a, b, c))
+//   if (kopt_distinct_allocations("rrw", (a), (b), (c)))
 //     k_kopt_restrict<<<grid, block, shmem, s>>>(a, b, c, n);
 //   else
 //     k<<<grid, block, shmem, s>>>(a, b, c, n);   // as written
 //
 // kopt_distinct_allocations asks the driver (cuMemGetAddressRange) for the
-// allocation each non-null pointer lies in and is true only when no two lie
-// in the same one: distinct allocations never overlap, so nothing the copy
-// reads or writes through one pointer is reached through another. It is
-// false when the driver cannot say (a host pointer, no context, a driver
-// without the entry point): the original runs.
+// allocation each non-null pointer lies in and is true only when no pointer
+// the kernel writes through ('w') lies in the same one as another pointer:
+// distinct allocations never overlap, so nothing the copy writes through
+// one pointer is reached through another, which is all `__restrict__`
+// promises (pointers only read, 'r', may reach the same memory: PyTorch's
+// caching allocator puts small tensors in one allocation). It is false when
+// the driver cannot say (a host pointer, no context, a driver without the
+// entry point): the original runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,14 +53,22 @@ restrictCopy(const clang::FunctionDecl *Kernel,
              llvm::ArrayRef<const clang::ParmVarDecl *> Const,
              clang::ASTContext &Ctx, llvm::StringRef Code);
 
-/// The statement replacing launch Call: the copy when the arguments at
-/// Checked (argument indices, side-effect free) lie in distinct
-/// allocations, the original launch otherwise (in braces unless the launch
-/// is a statement of a compound statement); the copy alone when fewer than
-/// two are checked. None when the launch is written in a macro.
+/// A pointer argument the run-time check looks at: its index in the
+/// launch's arguments (side-effect free) and whether the kernel may write
+/// through it.
+struct CheckedPointer {
+  unsigned Arg;
+  bool Written;
+};
+
+/// The statement replacing launch Call: the copy when no written argument
+/// of Checked shares an allocation with another of them, the original
+/// launch otherwise (in braces unless the launch is a statement of a
+/// compound statement); the copy alone when fewer than two are checked.
+/// None when the launch is written in a macro.
 std::optional<std::string>
 versionedLaunch(const clang::CUDAKernelCallExpr *Call,
-                llvm::ArrayRef<unsigned> Checked, clang::ASTContext &HC);
+                llvm::ArrayRef<CheckedPointer> Checked, clang::ASTContext &HC);
 
 /// Why launch L cannot be replaced by a statement that chooses between two
 /// launches (host code, a statement of its own): "is not a <<<...>>> call

@@ -53,10 +53,10 @@ template <typename T> __global__ void templated(T *p, T *q) { q[0] = p[0]; }
 // The check goes before the first launcher (a template's `template` line).
 // CHECK: #include <cuda.h>
 // CHECK: template <typename... kopt_T>
-// CHECK-NEXT: static inline bool kopt_distinct_allocations(const kopt_T *...kopt_p) {
+// CHECK-NEXT: static inline bool kopt_distinct_allocations(const char *kopt_modes, const kopt_T *...kopt_p) {
 // CHECK: template <int Block>
 // CHECK-NEXT: void launch_scale(float *x, float *y, int n) {
-// CHECK-NEXT:   if (kopt_distinct_allocations((x), (y)))
+// CHECK-NEXT:   if (kopt_distinct_allocations("rw", (x), (y)))
 // CHECK-NEXT:     scale_kopt_restrict<<<(n + Block - 1) / Block, Block>>>(x, y, n);
 // CHECK-NEXT:   else
 // CHECK-NEXT:     scale<<<(n + Block - 1) / Block, Block>>>(x, y, n);
@@ -69,7 +69,7 @@ void launch_scale(float *x, float *y, int n) {
 // CHECK: void launch_scale_if(float *x, float *y, int n, bool go) {
 // CHECK-NEXT:   if (go)
 // CHECK-NEXT:     {
-// CHECK-NEXT:       if (kopt_distinct_allocations((x), (y)))
+// CHECK-NEXT:       if (kopt_distinct_allocations("rw", (x), (y)))
 // CHECK-NEXT:         scale_kopt_restrict<<<n, 1>>>(x, y, n);
 // CHECK-NEXT:       else
 // CHECK-NEXT:         scale<<<n, 1>>>(x, y, n);
@@ -86,7 +86,10 @@ void launch_add(float *out, int n, cudaStream_t s) {
 }
 
 // CHECK: void launch_add2(float *out, const float *a, const float *b, int n) {
-// CHECK-NEXT:   if (kopt_distinct_allocations((out), (a), (b)))
+// The check's modes: 'w' for out (written) and for b, which the kernel also
+// tests against null (a use other than a read: it cannot be proved only
+// read), 'r' for a.
+// CHECK-NEXT:   if (kopt_distinct_allocations("wrw", (out), (a), (b)))
 void launch_add2(float *out, const float *a, const float *b, int n) {
   add<<<n, 1>>>(out, a, b, n);
 }

@@ -268,7 +268,7 @@ void run_rest(const float *x, float *y, float *t, int n, long long wide) {
 // RC-DAG: remark: 1 launch of 'copy_plain_kopt_restrict' start 8x the blocks
 // RC-DAG: remark: 1 launch of 'not_restrict_kopt_restrict' start 8x the blocks
 // RC-OUT-LABEL: void run_copy_plain(
-// RC-OUT-NEXT:  if (kopt_distinct_allocations((x), (y)))
+// RC-OUT-NEXT:  if (kopt_distinct_allocations("rw", (x), (y)))
 // RC-OUT:           copy_plain_kopt_restrict<<<kopt_grid * 8, 256>>>(x, y, n);
 // RC-OUT-NEXT:    else
 // RC-OUT-NEXT:      copy_plain_kopt_restrict<<<kopt_grid, 256>>>(x, y, n);

@@ -1,8 +1,8 @@
 // restrict-const's run-time version on the GPU. The kernel's launcher takes
 // its pointers from the caller, so kopt-opt adds `shift_kopt_restrict` and a
 // check at the launch. Built after the rewrite with -DKOPT_REWRITTEN, main
-// also asks the check directly what it says of distinct, shared, null, host
-// and managed memory. Either way the results must be the CPU's, both for
+// also asks the check directly what it says of distinct, shared (written or
+// only read), null, host and managed memory. Either way the results must be the CPU's, both for
 // distinct buffers and for an in-place launch (in == out), where only the
 // original may run. Exit 0 when everything holds.
 #include <cstdio>
@@ -26,6 +26,18 @@ __global__ void shift(const float *in, float *out, float bias, int n) {
 
 void shift_forward(const float *in, float *out, float bias, int n) {
   shift<<<(n + 255) / 256, 256>>>(in, out, bias, n);
+}
+
+// Two inputs the kernel only reads: PyTorch's caching allocator hands out
+// small tensors from one allocation, and the __restrict__ copy may run.
+__global__ void add(const float *a, const float *b, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = a[i] + b[i];
+}
+
+void add_forward(const float *a, const float *b, float *out, int n) {
+  add<<<(n + 255) / 256, 256>>>(a, b, out, n);
 }
 
 static int failures = 0;
@@ -60,17 +72,29 @@ int main() {
     same = same && got[i] == host[i] * 0.5f + 2.0f;
   expect(same, "in place: the CPU's results");
 
+  // a and b: the two halves of one buffer (in's first and second half).
+  CHECK(cudaMemcpy(in, host, n * sizeof(float), cudaMemcpyHostToDevice));
+  add_forward(in, in + n / 2, out, n / 2);
+  CHECK(cudaMemcpy(got, out, n / 2 * sizeof(float), cudaMemcpyDeviceToHost));
+  same = true;
+  for (int i = 0; i < n / 2; ++i)
+    same = same && got[i] == host[i] + host[i + n / 2];
+  expect(same, "two inputs in one buffer: the CPU's results");
+
 #ifdef KOPT_REWRITTEN
-  expect(kopt_distinct_allocations(in, out), "two cudaMalloc'd buffers are distinct");
-  expect(!kopt_distinct_allocations(in, in + 1), "two pointers into one buffer are not");
-  expect(!kopt_distinct_allocations(out + n / 2, out), "nor the other way round");
-  expect(kopt_distinct_allocations(in, (float *)nullptr, out), "a null pointer is skipped");
-  expect(!kopt_distinct_allocations(host, out), "a host pointer: the driver cannot say");
+  // 'w': the kernel writes through the pointer; 'r': it only reads.
+  expect(kopt_distinct_allocations("rw", in, out), "two cudaMalloc'd buffers are distinct");
+  expect(!kopt_distinct_allocations("rw", in, in + 1), "a written pointer into a buffer another pointer reads is not");
+  expect(!kopt_distinct_allocations("wr", out + n / 2, out), "nor the other way round");
+  expect(kopt_distinct_allocations("rrw", in, in + 1, out), "two pointers only read may share a buffer");
+  expect(!kopt_distinct_allocations("rrw", in, out, out + 1), "a read and a written pointer may not");
+  expect(kopt_distinct_allocations("rrw", in, (float *)nullptr, out), "a null pointer is skipped");
+  expect(!kopt_distinct_allocations("rw", host, out), "a host pointer: the driver cannot say");
   float *m1, *m2;
   CHECK(cudaMallocManaged(&m1, 4096));
   CHECK(cudaMallocManaged(&m2, 4096));
-  expect(kopt_distinct_allocations(m1, m2), "two managed buffers are distinct");
-  expect(!kopt_distinct_allocations(m1, m1 + 100), "one managed buffer is not");
+  expect(kopt_distinct_allocations("rw", m1, m2), "two managed buffers are distinct");
+  expect(!kopt_distinct_allocations("rw", m1, m1 + 100), "one managed buffer is not");
   CHECK(cudaFree(m1));
   CHECK(cudaFree(m2));
 #endif
