@@ -45,6 +45,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockSizeChange.h"
+#include "kopt/Analysis/BlockGuard.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
@@ -648,6 +649,11 @@ planBlockSizeChange(PassContext &Ctx, const KernelInfo &K, int64_t OldThreads,
                     int64_t NewThreads, bool Reassociate) {
   if (K.IsTemplate || !K.Decl || !K.Decl->getBody())
     return std::string("template kernels are not rewritten");
+  if (std::optional<BlockGuard> G = findBlockGuard(K.Decl))
+    return "the kernel is specialized to its " + std::to_string(G->X) + " x " +
+           std::to_string(G->Y) + " x " + std::to_string(G->Z) +
+           " block (specialize-block's guard): change its block size before "
+           "specialize-block runs";
   return Planner(Ctx, K, OldThreads, NewThreads, Reassociate).run();
 }
 
