@@ -198,6 +198,21 @@ def row_numbers(row, device):
     return times, bound, frac
 
 
+def best_ms(t, key):
+    """The faster of a variant's direct-call and CUDA-graph medians."""
+    vals = [(t.get(k) or {}).get("median_ms") for k in (key, key + "_graph")]
+    vals = [v for v in vals if isinstance(v, (int, float)) and v > 0]
+    return min(vals) if vals else None
+
+
+def harness_ratio(t):
+    """torch.compile's time over -O's, both timed by the PyTorch harness in
+    one interleaved run (each the faster of direct call and graph replay);
+    above 1 where -O is faster. None without both."""
+    c, o = best_ms(t, "compile"), best_ms(t, "opt_harness")
+    return c / o if c and o else None
+
+
 def torch_cell(t, key):
     """Direct-call median, and the CUDA-graph replay's where it is at least
     10% faster (launch overhead that direct calls did not hide)."""
@@ -244,9 +259,10 @@ def render(args):
                  "[95% CI] | -O changed | search speedup [95% CI] | "
                  "torch eager ms | "
                  "torch.compile ms | -O achieved | % of ceiling: naive / -O / "
-                 "eager / compile | torch agrees (eager / compile) |")
+                 "eager / compile | torch agrees (eager / compile) | "
+                 "compile / -O, one harness |")
     lines.append("| --- | --- | ---: | ---: | --- | --- | --- | ---: | ---: "
-                 "| ---: | --- | --- |")
+                 "| ---: | --- | --- | ---: |")
     chart = []
     for name in names:
         row = problems[name]
@@ -272,13 +288,18 @@ def render(args):
                     fmt(k.get("achieved_gbps"), "%.0f GB/s"))
         sizes = k.get("sizes") or ", ".join(
             "%s=%s" % kv for kv in (t.get("sizes") or {}).items()) or "-"
+        ratio = harness_ratio(t)
+        if ratio and (t.get("opt_check") == "DIFFERS"):
+            ratio_cell = "**DIFFERS**"
+        else:
+            ratio_cell = fmt(ratio, "%.3fx")
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | "
-                     "%s |" % (
+                     "%s | %s |" % (
                          name, sizes, fmt(times["naive"]), fmt(times["opt"]),
                          speedup, changed, search_cell(row),
                          torch_cell(t, "eager"),
                          torch_cell(t, "compile"), achieved, pct,
-                         check_cell(t)))
+                         check_cell(t), ratio_cell))
         chart.append((name, bound, frac))
 
     notes = []
@@ -319,6 +340,24 @@ def render(args):
         notes.append("The PyTorch harness's own timing of the naive kernel "
                      "(direct ctypes calls) differs by more than 5% from "
                      "kopt-bench's for: " + "; ".join(skew) + ".")
+    both = [n for n in names
+            if harness_ratio(problems[n].get("torch") or {}) and
+            (problems[n].get("torch") or {}).get("opt_check") != "DIFFERS"]
+    if both:
+        notes.append(
+            "compile / -O, one harness: torch.compile's time over the -O "
+            "output's, both timed by the PyTorch harness in one interleaved "
+            "run (each the faster of its direct call and CUDA-graph replay; "
+            "above 1 where -O is faster); geomean over the %d problems with "
+            "both: %.3fx. kopt -O ms is kopt-bench's time of the same "
+            "output." % (len(both), geomean(
+                [harness_ratio(problems[n]["torch"]) for n in both])))
+    differs = [n for n in names
+               if (problems[n].get("torch") or {}).get("opt_check") == "DIFFERS"]
+    if differs:
+        notes.append("The -O output's result, checked again by the PyTorch "
+                     "harness, differs from the naive kernel's for: " +
+                     ", ".join(differs) + ".")
     disagreements = [n for n in names if "DIFFERS" in check_cell(
         problems[n].get("torch"))]
     if disagreements:

@@ -10,7 +10,11 @@ shape and with its dtypes:
 2. runs the problem's function from torch_impls.py eagerly and through
    torch.compile on the same inputs and compares both with the kernel's
    outputs, with the problem's tolerance (NVFP4 codes: see compare_nvfp4);
-3. times the naive kernel, eager and compiled PyTorch, each called
+3. with --opt-dir, builds kopt's -O output of the problem (DIR/NAME.cu, as
+   bench/gpu-bench writes it) the same way, checks it like PyTorch, and
+   times it too ("opt_harness"), so that -O and torch.compile are compared
+   in one harness and not only across two;
+4. times the naive kernel, eager and compiled PyTorch, each called
    directly and replayed from a CUDA graph, the way kopt-bench times (lib/Eval/Device/TimingRun.cpp): interleaved in one process on one
    stream, each run between its own pair of CUDA events, the L2 flushed
    before every run by a fill of max(2 x L2, 64 MiB) bytes and in-place
@@ -112,12 +116,13 @@ def sm_arch():
     return "%d%d%s" % (major, minor, suffix)
 
 
-def build_library(problem_dir, work, arch):
-    """nvcc -O3 for the device's arch, as kopt-bench's flags (no shim)."""
+def build_library(problem_dir, work, arch, source=None, suffix=""):
+    """nvcc -O3 for the device's arch, as kopt-bench's flags (no shim);
+    source (default the problem's own) is built as NAME+suffix.so."""
     name = os.path.basename(os.path.normpath(problem_dir))
     spec = json.load(open(os.path.join(problem_dir, "problem.json")))
-    src = os.path.join(problem_dir, spec["source"])
-    lib = os.path.join(work, name + ".so")
+    src = source or os.path.join(problem_dir, spec["source"])
+    lib = os.path.join(work, name + suffix + ".so")
     cmd = ["nvcc", "-O3", "-std=c++17",
            "-gencode=arch=compute_%s,code=sm_%s" % (arch, arch),
            "-shared", "-Xcompiler", "-fPIC", "-I" + problem_dir, "-o", lib, src]
@@ -128,6 +133,18 @@ def build_library(problem_dir, work, arch):
     if done.returncode != 0:
         raise RuntimeError("nvcc failed: " + done.stderr[-2000:])
     return lib
+
+
+def build_opt_library(problem_dir, work, arch, opt_dir):
+    """The -O output's library, or None when opt_dir has no source for the
+    problem (gpu-bench writes one for every problem, changed or not)."""
+    if not opt_dir:
+        return None
+    name = os.path.basename(os.path.normpath(problem_dir))
+    source = os.path.join(opt_dir, name + ".cu")
+    if not os.path.isfile(source):
+        return None
+    return build_library(problem_dir, work, arch, source, "-O")
 
 
 class Problem:
@@ -159,8 +176,9 @@ class Problem:
                 if "scalar" in a and not isinstance(a["value"], str)}
 
 
-class NaiveKernel:
-    """The problem's own launcher, called through ctypes on torch's stream."""
+class LibraryKernel:
+    """A problem's extern "C" launcher from a built library (its naive
+    kernel or kopt's -O output), called through ctypes on torch's stream."""
 
     def __init__(self, problem, lib_path, inputs):
         self.p = problem
@@ -397,7 +415,7 @@ def summary(samples):
             "p20_ms": q[0], "p80_ms": q[3], "min_ms": s[0], "max_ms": s[-1]}
 
 
-def bench_problem(problem, lib_path, l2_bytes, seed):
+def bench_problem(problem, lib_path, l2_bytes, seed, opt_lib=None):
     rec = {"problem": problem.name, "sizes": problem.sizes,
            "benchmark_shape": problem.spec.get("benchmark_shape", 0)}
     inputs = problem.make_inputs(seed)
@@ -411,7 +429,7 @@ def bench_problem(problem, lib_path, l2_bytes, seed):
 
     kw = dict(inputs)
 
-    naive = NaiveKernel(problem, lib_path, inputs)
+    naive = LibraryKernel(problem, lib_path, inputs)
     naive()
     torch.cuda.synchronize()
     expected = {k: v.clone() for k, v in naive.outputs().items()}
@@ -435,6 +453,14 @@ def bench_problem(problem, lib_path, l2_bytes, seed):
     variants = [("naive_harness", naive.restore, naive),
                 ("eager", nothing, lambda: impl(**kw)),
                 ("compile", nothing, lambda: compiled(**kw))]
+    if opt_lib:
+        opt = LibraryKernel(problem, opt_lib, inputs)
+        opt()
+        torch.cuda.synchronize()
+        rec["opt_check"], rec["opt_check_details"] = check(
+            problem, opt.outputs(), expected)
+        opt.restore()
+        variants.append(("opt_harness", opt.restore, opt))
     # The same calls replayed from CUDA graphs: GPU time without the CPU
     # time of launching (Python, dispatch, guards), which direct calls of
     # microsecond work cannot hide.
@@ -462,6 +488,9 @@ def main():
     ap.add_argument("--deadline", type=float, default=0,
                     help="Unix time after which no problem is started")
     ap.add_argument("--seed", type=int, default=20261122)
+    ap.add_argument("--opt-dir", default="",
+                    help="folder of kopt -O outputs (NAME.cu) to time in "
+                         "this harness too")
     args = ap.parse_args()
 
     # f32 means f32: no TF32 in matmul or cuDNN convolutions.
@@ -482,6 +511,9 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
         builds = {d: pool.submit(build_library, d, args.work, arch)
                   for d in args.problems}
+        opt_builds = {d: pool.submit(build_opt_library, d, args.work, arch,
+                                     args.opt_dir)
+                      for d in args.problems}
     for i, d in enumerate(args.problems):
         problem = Problem(d)
         if args.deadline and time.time() > args.deadline:
@@ -489,9 +521,16 @@ def main():
             print("torch: %s skipped (deadline)" % problem.name, flush=True)
             continue
         start = time.time()
+        opt_lib, opt_error = None, None
+        try:
+            opt_lib = opt_builds[d].result()
+        except Exception as e:  # noqa: BLE001 - reported, the rest is timed
+            opt_error = "%s: %s" % (type(e).__name__, e)
         try:
             rec = bench_problem(problem, builds[d].result(), props.L2_cache_size,
-                                args.seed + i)
+                                args.seed + i, opt_lib)
+            if opt_error:
+                rec["opt_error"] = opt_error
         except Exception as e:  # one broken problem must not stop the rest
             rec = {"error": "%s: %s" % (type(e).__name__, e),
                    "traceback": traceback.format_exc()[-3000:]}
@@ -499,10 +538,12 @@ def main():
         result["problems"][problem.name] = rec
         print("torch: %-22s %s" % (problem.name, " ".join(
             "%s=%.4f" % (k, rec[k]["median_ms"])
-            for k in ("naive_harness", "eager", "compile", "naive_harness_graph",
-                      "eager_graph", "compile_graph") if k in rec) or
-            rec.get("error")) + "  eager:%s compile:%s  (%.0f s)" % (
-            rec.get("eager_check"), rec.get("compile_check"), rec["seconds"]),
+            for k in ("naive_harness", "eager", "compile", "opt_harness",
+                      "naive_harness_graph", "eager_graph", "compile_graph",
+                      "opt_harness_graph") if k in rec) or
+            rec.get("error")) + "  eager:%s compile:%s -O:%s  (%.0f s)" % (
+            rec.get("eager_check"), rec.get("compile_check"),
+            rec.get("opt_check", "-"), rec["seconds"]),
             flush=True)
         # Written after every problem: a time limit keeps what was done.
         with open(args.out, "w") as f:
