@@ -295,7 +295,9 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
       if (hasSideEffects(Arg, HC))
         return At + " passes " + Text + " for '" + P->Name +
                "', which has side effects (it would be evaluated twice)";
-      // The check would always fail there: the copy would never run.
+      // The check would always fail there when either parameter is
+      // written (the copy would never run); when both are only read it
+      // could pass, but such launches are rare: refused all the same.
       if (const VarDecl *V = referencedVar(Arg)) {
         auto [It, New] = Passed.emplace(V, P);
         if (!New)
