@@ -649,9 +649,8 @@ planBlockSizeChange(PassContext &Ctx, const KernelInfo &K, int64_t OldThreads,
                     int64_t NewThreads, bool Reassociate) {
   if (K.IsTemplate || !K.Decl || !K.Decl->getBody())
     return std::string("template kernels are not rewritten");
-  if (std::optional<BlockGuard> G = findBlockGuard(K.Decl))
-    return "the kernel is specialized to its " + std::to_string(G->X) + " x " +
-           std::to_string(G->Y) + " x " + std::to_string(G->Z) +
+  if (std::optional<BlockExtents> G = findBlockGuard(K.Decl))
+    return "the kernel is specialized to its " + G->str() +
            " block (specialize-block's guard): change its block size before "
            "specialize-block runs";
   return Planner(Ctx, K, OldThreads, NewThreads, Reassociate).run();

@@ -432,29 +432,6 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
                        "body runs when blockDim.z != 1)");
   }
 
-  /// Each use of threadIdx, blockIdx.y and gridDim.y in \p Body, with its
-  /// offsets; false when one is written in a macro.
-  struct BuiltinUse {
-    BuiltinRef Ref;
-    unsigned Begin, End;
-  };
-  static bool builtinUses(const CompoundStmt *Body, ASTContext &Ctx,
-                          std::vector<BuiltinUse> &Out) {
-    bool InMacro = false;
-    forEachSubStmt(Body, [&](const Stmt *S) {
-      // The builtin itself, not the casts around it (both match).
-      const auto *E = dyn_cast<PseudoObjectExpr>(S);
-      std::optional<BuiltinRef> B = E ? matchBuiltin(E) : std::nullopt;
-      if (!B)
-        return;
-      if (auto At = exprOffsets(E, Ctx))
-        Out.push_back({*B, At->first, At->second});
-      else
-        InMacro = true;
-    });
-    return !InMacro;
-  }
-
   /// rows-per-thread above 1: adds `<kernel>_kopt_coalesced` and makes every
   /// launch run it (see the file comment).
   void coarsen(KernelContext &KC, const CompoundStmt *Body, const Shape &Sh,
@@ -493,7 +470,7 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
                       " tile elements, more than " + Twine(TileCapacity));
     }
     std::optional<std::string> Decl = coarsenedDecl(K.Decl, Ctx, KC.code());
-    std::optional<FixedBlock> Fixed = fixedBlock(Launches);
+    std::optional<FixedBlock> Fixed = fixedBlock(KC.info(), K.Name);
     std::optional<std::string> NewBody =
         coarsenedBody(K.Decl, Body, Sh, Elem, Rows, Fixed, Ctx, KC.code());
     if (!Decl || !NewBody)
@@ -542,19 +519,13 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
   /// The copy is launched from those sites only, so its blockDim is that
   /// block in every run: the copy is written for it (constant extents
   /// measured 82.7% -> 84.7% of the copy bandwidth on an H100 transpose).
-  static std::optional<FixedBlock>
-  fixedBlock(ArrayRef<const LaunchSite *> Launches) {
-    std::optional<FixedBlock> Fixed;
-    for (const LaunchSite *L : Launches) {
-      const DimValue &D = L->Block.Value;
-      if (!D.X || !D.Y || !D.Z || *D.Z != 1 || *D.X <= 0 || *D.Y <= 0)
-        return std::nullopt;
-      FixedBlock B{uint64_t(*D.X), uint64_t(*D.Y)};
-      if (Fixed && (Fixed->X != B.X || Fixed->Y != B.Y))
-        return std::nullopt;
-      Fixed = B;
-    }
-    return Fixed;
+  static std::optional<FixedBlock> fixedBlock(const ProgramInfo &Info,
+                                              StringRef Kernel) {
+    std::variant<BlockExtents, std::string> Block = Info.constantBlock(Kernel);
+    const auto *B = std::get_if<BlockExtents>(&Block);
+    if (!B || B->Z != 1 || B->X <= 0 || B->Y <= 0)
+      return std::nullopt;
+    return FixedBlock{uint64_t(B->X), uint64_t(B->Y)};
   }
 
   /// The kernel's declaration up to its body, renamed, with the original
@@ -595,8 +566,8 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
     unsigned End = SM.getFileOffset(Body->getRBracLoc());
     auto Target = exprOffsets(Sh.Target, Ctx);
     auto Value = exprOffsets(Sh.Store->getRHS(), Ctx);
-    std::vector<BuiltinUse> Uses;
-    if (!Target || !Value || !builtinUses(Body, Ctx, Uses))
+    std::vector<BuiltinUse> Uses = builtinUses(Body, Ctx);
+    if (!Target || !Value || anyInMacro(Uses))
       return std::nullopt;
     // blockDim's extents as the new code writes them.
     std::string BX = Fixed ? std::to_string(Fixed->X) + "u" : "blockDim.x";
@@ -805,8 +776,8 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
     std::vector<Replacement> Second = {
         {Value->first, Value->second - Value->first,
          "kopt_tile[kopt_ty * kopt_pitch + kopt_tx]"}};
-    std::vector<BuiltinUse> Uses;
-    if (!builtinUses(Body, Ctx, Uses))
+    std::vector<BuiltinUse> Uses = builtinUses(Body, Ctx);
+    if (anyInMacro(Uses))
       return std::nullopt;
     for (const BuiltinUse &U : Uses)
       if (U.Ref.Var == BuiltinVar::ThreadIdx &&

@@ -63,6 +63,25 @@ std::optional<std::pair<unsigned, unsigned>> exprOffsets(const Expr *E,
 }
 
 /// Leading whitespace of the line holding Offset.
+std::vector<BuiltinUse> builtinUses(const Stmt *S, ASTContext &Ctx) {
+  std::vector<BuiltinUse> Out;
+  forEachSubStmt(S, [&](const Stmt *Sub) {
+    const auto *E = dyn_cast<PseudoObjectExpr>(Sub);
+    std::optional<BuiltinRef> B = E ? matchBuiltin(E) : std::nullopt;
+    if (!B)
+      return;
+    if (auto At = exprOffsets(E, Ctx))
+      Out.push_back({*B, At->first, At->second, false});
+    else
+      Out.push_back({*B, 0, 0, true});
+  });
+  return Out;
+}
+
+bool anyInMacro(const std::vector<BuiltinUse> &Uses) {
+  return any_of(Uses, [](const BuiltinUse &U) { return U.InMacro; });
+}
+
 std::string indentAt(StringRef Code, unsigned Offset) {
   size_t LineStart = Code.rfind('\n', Offset);
   LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;

@@ -13,6 +13,8 @@
 #ifndef KOPT_PASSES_SOURCELAYOUT_H
 #define KOPT_PASSES_SOURCELAYOUT_H
 
+#include "kopt/Analysis/CudaAST.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
@@ -36,6 +38,22 @@ stmtOffsets(const clang::Stmt *S, clang::ASTContext &Ctx);
 /// Character offsets [Begin, End) of an expression in the main file.
 std::optional<std::pair<unsigned, unsigned>>
 exprOffsets(const clang::Expr *E, clang::ASTContext &Ctx);
+
+/// A read of threadIdx, blockIdx, blockDim or gridDim and its offsets
+/// (none when it is written in a macro).
+struct BuiltinUse {
+  BuiltinRef Ref;
+  unsigned Begin = 0, End = 0;
+  bool InMacro = false;
+};
+
+/// Every builtin read in S (the builtin itself, not the casts around it),
+/// in source order.
+std::vector<BuiltinUse> builtinUses(const clang::Stmt *S,
+                                    clang::ASTContext &Ctx);
+
+/// True when one of Uses is written in a macro.
+bool anyInMacro(const std::vector<BuiltinUse> &Uses);
 
 /// Leading whitespace of the line holding Offset.
 std::string indentAt(llvm::StringRef Code, unsigned Offset);

@@ -36,71 +36,36 @@ namespace kopt {
 namespace {
 
 class SpecializeBlockPass : public KernelPass<SpecializeBlockOptions> {
-  /// The one constant block every launch of the kernel runs, or why not.
-  static std::variant<BlockGuard, std::string> launchBlock(KernelContext &KC) {
-    const KernelInfo &K = KC.kernel();
-    if (KC.info().hasUnknownLaunches(K.Name))
-      return "'" + K.Name +
-             "' is referenced other than by a <<<...>>> launch (function "
-             "pointer or launch API): its blocks are unknown";
-    std::vector<const LaunchSite *> Launches = KC.info().launchesOf(K.Name);
-    if (Launches.empty())
-      return "no launch of '" + K.Name + "' in this file";
-    std::optional<BlockGuard> Block;
-    for (const LaunchSite *L : Launches) {
-      const DimValue &D = L->Block.Value;
-      if (!D.X || !D.Y || !D.Z)
-        return "the block '" + L->Block.Text + "' of the launch at " +
-               str(L->Loc) + " is not a compile-time constant";
-      BlockGuard B{*D.X, *D.Y, *D.Z};
-      if (Block && (Block->X != B.X || Block->Y != B.Y || Block->Z != B.Z))
-        return "its launches run different blocks (" + extents(*Block) +
-               " and " + extents(B) + " at " + str(L->Loc) + ")";
-      Block = B;
-    }
-    return *Block;
-  }
-
-  static std::string extents(const BlockGuard &B) {
-    return std::to_string(B.X) + " x " + std::to_string(B.Y) + " x " +
-           std::to_string(B.Z);
-  }
-
   void runOnKernel(KernelContext &KC) override {
     const KernelInfo &K = KC.kernel();
     ASTContext &AC = KC.deviceContext();
     const auto *Body = dyn_cast<CompoundStmt>(K.Decl->getBody());
     if (!Body)
       return;
-    if (std::optional<BlockGuard> G = findBlockGuard(K.Decl))
+    if (std::optional<BlockExtents> G = findBlockGuard(K.Decl))
       return KC.missed("'" + K.Name + "' is already specialized to its " +
-                       extents(*G) + " block");
-    std::variant<BlockGuard, std::string> Chosen = launchBlock(KC);
+                       G->str() + " block");
+    std::variant<BlockExtents, std::string> Chosen =
+        KC.info().constantBlock(K.Name);
     if (auto *Why = std::get_if<std::string>(&Chosen))
       return KC.missed("blockDim not specialized: " + *Why);
-    const BlockGuard &B = std::get<BlockGuard>(Chosen);
+    const BlockExtents &B = std::get<BlockExtents>(Chosen);
     const int64_t Extent[3] = {B.X, B.Y, B.Z};
 
     EditSet Edits(KC.pass().source().Path);
     unsigned Reads = 0, InMacros = 0;
-    Error Failed = Error::success();
-    forEachSubStmt(Body, [&](const Stmt *S) {
-      const auto *E = dyn_cast<PseudoObjectExpr>(S);
-      std::optional<BuiltinRef> Ref = E ? matchBuiltin(E) : std::nullopt;
-      if (!Ref || Ref->Var != BuiltinVar::BlockDim || Failed)
-        return;
-      std::optional<std::pair<unsigned, unsigned>> At = exprOffsets(E, AC);
-      if (!At) {
+    for (const BuiltinUse &U : builtinUses(Body, AC)) {
+      if (U.Ref.Var != BuiltinVar::BlockDim)
+        continue;
+      if (U.InMacro) {
         ++InMacros;
-        return;
+        continue;
       }
-      Failed = Edits.replaceChars(At->first, At->second - At->first,
-                                  std::to_string(Extent[Ref->Dim]) + "u");
+      if (Error E = Edits.replaceChars(U.Begin, U.End - U.Begin,
+                                       std::to_string(Extent[U.Ref.Dim]) + "u"))
+        return KC.missed("blockDim not specialized: " + toString(std::move(E)));
       ++Reads;
-    });
-    if (Failed)
-      return KC.missed("blockDim not specialized: " +
-                       toString(std::move(Failed)));
+    }
     if (Reads == 0)
       return KC.missed(InMacros ? "blockDim not specialized: it is read only "
                                   "in macros"
@@ -110,7 +75,7 @@ class SpecializeBlockPass : public KernelPass<SpecializeBlockOptions> {
                              : indentOf(Body->body_front()->getBeginLoc(), AC);
     std::string Guard = "\n" + Indent +
                         "// kopt specialize-block: every launch in this file " +
-                        "runs " + extents(B) + " threads\n" + Indent +
+                        "runs " + B.str() + " threads\n" + Indent +
                         "if (blockDim.x != " + std::to_string(B.X) +
                         "u || blockDim.y != " + std::to_string(B.Y) +
                         "u || blockDim.z != " + std::to_string(B.Z) + "u)\n" +
@@ -119,10 +84,9 @@ class SpecializeBlockPass : public KernelPass<SpecializeBlockOptions> {
       return KC.missed("blockDim not specialized: " + toString(std::move(E)));
     if (Error E = KC.edits().merge(Edits))
       return KC.missed("blockDim not specialized: " + toString(std::move(E)));
-    std::string Msg = std::to_string(Reads) +
-                      (Reads == 1 ? " read" : " reads") +
-                      " of blockDim written as the " + extents(B) +
-                      " block every launch runs";
+    std::string Msg =
+        std::to_string(Reads) + (Reads == 1 ? " read" : " reads") +
+        " of blockDim written as the " + B.str() + " block every launch runs";
     if (InMacros)
       Msg += " (" + std::to_string(InMacros) + " in macros left)";
     KC.applied(Msg + "; the kernel traps if a launch runs another block");

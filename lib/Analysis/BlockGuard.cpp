@@ -27,7 +27,7 @@ bool onlyTraps(const Stmt *S) {
 
 /// Adds the extents that `blockDim.D != C || ...` checks to G; false when
 /// the condition has another form.
-bool collectChecks(const Expr *E, const ASTContext &Ctx, BlockGuard &G,
+bool collectChecks(const Expr *E, const ASTContext &Ctx, BlockExtents &G,
                    unsigned &Seen) {
   const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParens());
   if (!B)
@@ -50,7 +50,7 @@ bool collectChecks(const Expr *E, const ASTContext &Ctx, BlockGuard &G,
 
 } // namespace
 
-std::optional<BlockGuard> findBlockGuard(const FunctionDecl *Kernel) {
+std::optional<BlockExtents> findBlockGuard(const FunctionDecl *Kernel) {
   const auto *Body =
       dyn_cast_or_null<CompoundStmt>(Kernel ? Kernel->getBody() : nullptr);
   if (!Body || Body->body_empty())
@@ -59,7 +59,7 @@ std::optional<BlockGuard> findBlockGuard(const FunctionDecl *Kernel) {
   if (!If || If->getElse() || If->getInit() || If->getConditionVariable() ||
       !onlyTraps(If->getThen()))
     return std::nullopt;
-  BlockGuard G;
+  BlockExtents G;
   unsigned Seen = 0;
   if (!collectChecks(If->getCond(), Kernel->getASTContext(), G, Seen) ||
       Seen != 7)

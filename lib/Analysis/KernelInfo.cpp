@@ -85,6 +85,35 @@ std::optional<int64_t> ProgramInfo::knownBlockSize(const KernelInfo &K) const {
   return Size;
 }
 
+std::string BlockExtents::str() const {
+  return std::to_string(X) + " x " + std::to_string(Y) + " x " +
+         std::to_string(Z);
+}
+
+std::variant<BlockExtents, std::string>
+ProgramInfo::constantBlock(StringRef Kernel) const {
+  if (hasUnknownLaunches(Kernel))
+    return "'" + Kernel.str() +
+           "' is referenced other than by a <<<...>>> launch (function "
+           "pointer or launch API): its blocks are unknown";
+  std::vector<const LaunchSite *> Launches = launchesOf(Kernel);
+  if (Launches.empty())
+    return "no launch of '" + Kernel.str() + "' in this file";
+  std::optional<BlockExtents> Block;
+  for (const LaunchSite *L : Launches) {
+    const DimValue &D = L->Block.Value;
+    if (!D.X || !D.Y || !D.Z)
+      return "the block '" + L->Block.Text + "' of the launch at " +
+             str(L->Loc) + " is not a compile-time constant";
+    BlockExtents B{*D.X, *D.Y, *D.Z};
+    if (Block && (Block->X != B.X || Block->Y != B.Y || Block->Z != B.Z))
+      return "its launches run different blocks (" + Block->str() + " and " +
+             B.str() + " at " + str(L->Loc) + ")";
+    Block = B;
+  }
+  return *Block;
+}
+
 namespace {
 
 /// Kernel definitions written in the main file (templates as written, not

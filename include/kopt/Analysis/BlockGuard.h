@@ -15,21 +15,18 @@
 #ifndef KOPT_ANALYSIS_BLOCKGUARD_H
 #define KOPT_ANALYSIS_BLOCKGUARD_H
 
+#include "kopt/Analysis/KernelInfo.h"
+
 #include "clang/AST/Decl.h"
 
-#include <cstdint>
 #include <optional>
 
 namespace kopt {
 
-/// The block a guarded kernel is specialized to.
-struct BlockGuard {
-  int64_t X = 1, Y = 1, Z = 1;
-};
-
-/// The extents Kernel's leading guard checks (all three must be checked and
-/// the guard must only trap); none if its body does not start with one.
-std::optional<BlockGuard> findBlockGuard(const clang::FunctionDecl *Kernel);
+/// The block Kernel's leading guard checks (all three extents must be
+/// checked and the guard must only trap); none if its body does not start
+/// with one.
+std::optional<BlockExtents> findBlockGuard(const clang::FunctionDecl *Kernel);
 
 } // namespace kopt
 

@@ -21,6 +21,7 @@
 
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace kopt {
@@ -129,6 +130,13 @@ struct LaunchSite {
   const clang::FunctionDecl *CallerDecl = nullptr; ///< host-side
 };
 
+/// A block's extents, as a launch runs it.
+struct BlockExtents {
+  int64_t X = 1, Y = 1, Z = 1;
+  /// "32 x 8 x 1".
+  std::string str() const;
+};
+
 struct ProgramInfo {
   std::string File;
   std::string GpuArch;
@@ -145,6 +153,11 @@ struct ProgramInfo {
   /// __launch_bounds__, else the one constant block size (threads) that all
   /// its launch sites use; none if launches are hidden or disagree.
   std::optional<int64_t> knownBlockSize(const KernelInfo &K) const;
+  /// The one constant block (all three extents) every launch of Kernel in
+  /// this file runs, or why there is none (hidden launches, none in the
+  /// file, a block that is not a compile-time constant, two blocks).
+  std::variant<BlockExtents, std::string>
+  constantBlock(llvm::StringRef Kernel) const;
 };
 
 /// The facts of one kernel definition (device-side AST).
