@@ -34,6 +34,8 @@
 //     must be reached by every thread, the same number of times);
 //   * its element-wise accesses are the ones vectorize-loads would carry
 //     (planVectorAccesses: `p[off + j]`, all or none, types, aliasing);
+//     through plain pointers, the staged loop runs only where no stored
+//     range overlaps a staged one, checked at run time (DisjointRanges.h);
 //     the pointers it only reads are staged, element-wise stores stay as
 //     they are (the thread writes its own element j after the chunk's
 //     loads), and no read of a written pointer may follow a write of its
@@ -54,6 +56,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DisjointRanges.h"
 #include "Options.h"
 #include "SourceLayout.h"
 #include "VectorCarrier.h"
@@ -176,6 +179,16 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
     if (Staged.empty())
       return Missed("no element-wise global access is only read: nothing to "
                     "stage");
+    // Stores keep their order; only a staged pointer's loads move ahead of
+    // stores, so only pairs with a staged pointer need the range check.
+    VectorPlan Checked = P;
+    llvm::erase_if(Checked.Disjoint, [&](std::pair<unsigned, unsigned> D) {
+      auto IsStaged = [&](unsigned I) {
+        return llvm::is_contained(Staged, &P.Pointers[I]);
+      };
+      return !IsStaged(D.second) &&
+             !(IsStaged(D.first) && P.Pointers[D.second].Writes);
+    });
     if (std::optional<std::string> Why =
             whyBodyMayStore(R.Body, ElementWrites, AC))
       return Missed(*Why + "; a staged element is read before the writes "
@@ -255,6 +268,9 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
                ")[(kopt_c * " + Us + " + kopt_u) * " + Bs +
                " + threadIdx.x];\n";
     }
+    for (const std::string &Term :
+         disjointRangeTerms(Checked, "kopt_n", I1 + "    "))
+      Check += Term + " &&\n" + I1 + "    ";
     std::string IndexDecl;
     if (countReferences(R.Body, R.Var) > ReplacedRefs)
       IndexDecl = I4 + "const " + IndexType + " " + Var + " = kopt_c * " +
@@ -265,6 +281,10 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
         std::to_string(P.Width) + " elements per thread as vector loads " +
         "into shared memory; each\n" + I1 +
         "// thread then takes its own elements in the original order.\n" +
+        (Checked.Disjoint.empty()
+             ? ""
+             : I1 + "// The original loop runs where a stored "
+                    "range overlaps a loaded one.\n") +
         Decls + I1 + "const auto kopt_n = " + Bound + ";\n" + I1 + "if (" +
         Check + "blockDim.x == " + Bs + ") {\n" + I2 + "for (" + IndexType +
         " kopt_c = 0; kopt_c < kopt_n / " + Chunk + "; ++kopt_c) {\n" + I3 +
@@ -292,7 +312,8 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
                           "elements in the original order" +
                           (Written.empty() ? std::string()
                                            : "; its stores to " + Written +
-                                                 " stay element-wise"));
+                                                 " stay element-wise") +
+                          disjointRangesNote(Checked));
   }
 };
 

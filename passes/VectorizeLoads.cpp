@@ -24,11 +24,16 @@
 //   * the element computation has no barrier, warp collective, return,
 //     break/continue of the loop, or use of thread/block indices (the
 //     element-to-thread mapping changes);
-//   * a store may not alias a load from another pointer: both shapes accept
-//     __restrict__ pointers. One-element-per-thread kernels also accept plain
-//     pointers when, in each element, all loads precede the stores: exact
-//     aliasing (in-place) then reads the same values, and any partial overlap
-//     would already be a data race between threads in the original kernel;
+//   * a store may not alias another access through another pointer: both
+//     shapes accept __restrict__ pointers. Loops also accept plain pointers
+//     accessed only element-wise: the rewritten loop runs where each stored
+//     range [base, base + n) overlaps no other one, checked at run time
+//     beside the alignment (DisjointRanges.h), the original loop otherwise.
+//     One-element-per-thread kernels accept plain pointers when, in each
+//     element, all loads precede the stores: exact aliasing (in-place) then
+//     reads the same values, and any partial overlap would already be a
+//     data race between threads in the original kernel;
+//   * a loop's condition is `i < n` (not `<=`);
 //   * the index type is at least 32 bits and as wide as the bound's type,
 //     so `v * W + e` stays below the bound and cannot overflow.
 //
@@ -37,6 +42,7 @@
 #include "Options.h"
 #include "kopt/Pass/Pass.h"
 
+#include "DisjointRanges.h"
 #include "SourceLayout.h"
 #include "VectorCarrier.h"
 #include "kopt/Analysis/ElementwiseLoop.h"
@@ -198,6 +204,12 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
                  What + "it does not declare its index in its init statement");
       return;
     }
+    if (CL->Inclusive) {
+      Ctx.missed(K.Name, L.Loc,
+                 What + "its condition includes the bound ('<='); only "
+                        "'i < n' is handled");
+      return;
+    }
     // Threads must start at 0, 1, ..., STEP-1 so that they partition the
     // range: vector v then covers elements [v*W, v*W+W) exactly once.
     if (L.K == LoopInfo::BlockStride &&
@@ -288,18 +300,24 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     std::string Original =
         reindent(Code.slice(LoopRange->first, LoopRange->second), Deeper);
 
+    std::string Check = alignmentCheck(P, I1 + "    ");
+    for (const std::string &Term : disjointRangeTerms(P, "kopt_n", I1 + "    "))
+      Check += " &&\n" + I1 + "    " + Term;
     std::string Text =
         "{\n" + I1 + "// kopt vectorize-loads: " + W +
         " elements per access and a scalar tail;\n" + I1 +
-        "// the original loop runs when a pointer is not aligned.\n" + I1 +
-        "const auto kopt_n = " + Bound + ";\n" + I1 + "if (" +
-        alignmentCheck(P, I1 + "    ") + ") {\n" + I2 + "for (" + IndexType +
-        " kopt_v = " + Init + "; kopt_v < kopt_n / " + W +
-        "; kopt_v += " + Step + ") {\n" + Vector + I2 + "}\n" + I2 + "for (" +
-        IndexType + " " + Var + " = kopt_n / " + W + " * " + W + " + " + Init +
-        "; " + Var + " < kopt_n; " + Var + " += " + Step + ")" + ScalarBody +
-        "\n" + I1 + "} else {\n" + I2 + Original + "\n" + I1 + "}\n" + Indent +
-        "}";
+        (P.Disjoint.empty()
+             ? "// the original loop runs when a pointer is not aligned.\n"
+             : "// the original loop runs when a pointer is not aligned or "
+               "a stored\n" +
+                   I1 + "// range overlaps a loaded one.\n") +
+        I1 + "const auto kopt_n = " + Bound + ";\n" + I1 + "if (" + Check +
+        ") {\n" + I2 + "for (" + IndexType + " kopt_v = " + Init +
+        "; kopt_v < kopt_n / " + W + "; kopt_v += " + Step + ") {\n" + Vector +
+        I2 + "}\n" + I2 + "for (" + IndexType + " " + Var + " = kopt_n / " + W +
+        " * " + W + " + " + Init + "; " + Var + " < kopt_n; " + Var +
+        " += " + Step + ")" + ScalarBody + "\n" + I1 + "} else {\n" + I2 +
+        Original + "\n" + I1 + "}\n" + Indent + "}";
     if (llvm::Error E = Ctx.edits().replaceChars(
             LoopRange->first, LoopRange->second - LoopRange->first, Text)) {
       Ctx.missed(K.Name, L.Loc, What + toString(std::move(E)));
@@ -307,7 +325,7 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     }
     Ctx.applied(K.Name, L.Loc,
                 "vectorized the " + LoopInfo::kindName(L.K) +
-                    " loop: " + describe(P) + Exact);
+                    " loop: " + describe(P) + Exact + disjointRangesNote(P));
   }
 
   void vectorizeOnePerThread(PassContext &Ctx, const KernelInfo &K,

@@ -587,17 +587,25 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
   for (const AccessInfo *A : Others)
     Record(A);
   ParentMap Parents(const_cast<Stmt *>(KernelBody));
+  auto Restrict = [](const ParmVarDecl *D) {
+    return D->getType().isRestrictQualified();
+  };
   for (auto &[StoreDecl, StoreList] : Stores) {
     for (auto &[LoadDecl, LoadList] : Loads) {
-      if (StoreDecl == LoadDecl || StoreDecl->getType().isRestrictQualified() ||
-          LoadDecl->getType().isRestrictQualified())
+      if (StoreDecl == LoadDecl || Restrict(StoreDecl) || Restrict(LoadDecl))
         continue;
       std::string Pair = "the store to '" + StoreDecl->getNameAsString() +
                          "' may alias the load from '" +
                          LoadDecl->getNameAsString() + "'";
-      if (!R.OnePerThread)
-        return Refuse(Pair + ": declare the pointers __restrict__",
+      if (!R.OnePerThread) {
+        // Element-wise pairs are checked at run time (below).
+        if (Vectorized.count(LoadDecl))
+          continue;
+        return Refuse(Pair + ", which is not element-wise here, so its "
+                             "range is unknown: declare the pointers "
+                             "__restrict__",
                       StoreList.front()->Loc);
+      }
       for (const AccessInfo *L : LoadList)
         for (const AccessInfo *S : StoreList)
           if (topLevelIndex(L->Expr, R.Body, Parents) >
@@ -607,6 +615,21 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
                           L->Loc);
     }
   }
+  // In a loop, a thread's W elements are loaded before any is computed and
+  // stored after all are: a stored range that overlaps another element-wise
+  // range (loaded, or stored in another order) may see or leave other
+  // values than the original, even within one thread. Every access of both
+  // lies in [base, base + bound) (stores are element-wise, or refused
+  // above), so the rewrite checks each such pair for overlap at run time.
+  // One element per thread keeps each thread's accesses in order; other
+  // threads' elements were a data race in the original already.
+  std::vector<std::pair<const ParmVarDecl *, const ParmVarDecl *>> Disjoint;
+  if (!R.OnePerThread)
+    for (auto &[StoreDecl, StoreList] : Stores)
+      for (auto &[Decl, P] : Vectorized)
+        if (Decl != StoreDecl && !Restrict(StoreDecl) && !Restrict(Decl) &&
+            (!Stores.count(Decl) || ParamOrder()(StoreDecl, Decl)))
+          Disjoint.emplace_back(StoreDecl, Decl);
 
   // The vector accesses run for every element: each must stand for an
   // access the original makes for every element too. A store under a
@@ -642,6 +665,15 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
           lineCol(GuardedLoad->getBeginLoc(), AC));
     Result.Pointers.push_back(P);
   }
+  auto IndexOf = [&](const ParmVarDecl *D) {
+    return unsigned(find_if(Result.Pointers,
+                            [&](const VectorPointer &V) {
+                              return V.Name == D->getName();
+                            }) -
+                    Result.Pointers.begin());
+  };
+  for (auto [Stored, Other] : Disjoint)
+    Result.Disjoint.emplace_back(IndexOf(Stored), IndexOf(Other));
   Result.SharedReads = sharedReads(K, R, Result.Width, Subscripts, Parents, AC);
   return Result;
 }

@@ -81,6 +81,15 @@ struct VectorPlan {
   /// they cost W-way bank conflicts. Arrays that do not qualify stay scalar
   /// (shared memory needs no coalescing, so this is not a refusal).
   std::vector<VectorPointer> SharedReads;
+  /// Pairs of Pointers, by index, the first one stored, the second
+  /// loaded or stored, neither `__restrict__`, in a loop (not one element
+  /// per thread). The rewrite moves a thread's loads before its stores and
+  /// its stores after one another, which is right only where the two
+  /// ranges [base, base + bound) do not overlap: it checks that at run
+  /// time and runs the original loop where they do, as LLVM's loop
+  /// versioning does. Every access of both is element-wise, so the ranges
+  /// are known; a plain pointer loaded otherwise is refused instead.
+  std::vector<std::pair<unsigned, unsigned>> Disjoint;
 };
 
 /// The one-element-per-thread shape `T i = gid; if (i < n) STMT` as the

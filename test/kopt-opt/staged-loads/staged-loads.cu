@@ -100,6 +100,46 @@ __global__ void add_sumsq(const __nv_bfloat16 *__restrict__ x,
 // OUT-NEXT: __shared__ uint4 kopt_stage_res[256];
 // OUT: res[i] = r;
 
+// The same through plain pointers: staging x and res moves their loads
+// ahead of the stores to res and copy, which is right only where those
+// ranges do not overlap: checked at run time, the original loop runs
+// otherwise (test/kopt-opt/gpu/disjoint-ranges.test runs it).
+// CHECK-DAG: staged-loads.cu:[[@LINE+3]]:3: remark: staged 'x', 'res' through shared memory as vector loads (2 per thread, blocks of 128 threads); each thread reads its own elements in the original order; its stores to 'res', 'copy' stay element-wise; where 'res' overlaps 'x' or 'res' overlaps 'copy' or 'copy' overlaps 'x' the original loop runs (checked at run time) [-Rpass=staged-loads]
+__global__ void add_copy(const float *x, float *res, float *copy, int n) {
+  float s = 0.0f;
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    float r = x[j] + res[j];
+    res[j] = r;
+    copy[j] = r;
+    s += r;
+  }
+  copy[n + threadIdx.x] = s;
+}
+// OUT-LABEL: __global__ void add_copy(
+// OUT: // thread then takes its own elements in the original order.
+// OUT-NEXT: // The original loop runs where a stored range overlaps a loaded one.
+// OUT: reinterpret_cast<unsigned long long>(res) % 16 == 0 &&
+// OUT-NEXT: (reinterpret_cast<unsigned long long>(res) + kopt_n * 4ull <= reinterpret_cast<unsigned long long>(x) ||
+// OUT-NEXT: reinterpret_cast<unsigned long long>(x) + kopt_n * 4ull <= reinterpret_cast<unsigned long long>(res)) &&
+// OUT-NEXT: (reinterpret_cast<unsigned long long>(res) + kopt_n * 4ull <= reinterpret_cast<unsigned long long>(copy) ||
+// OUT-NEXT: reinterpret_cast<unsigned long long>(copy) + kopt_n * 4ull <= reinterpret_cast<unsigned long long>(res)) &&
+// OUT-NEXT: (reinterpret_cast<unsigned long long>(copy) + kopt_n * 4ull <= reinterpret_cast<unsigned long long>(x) ||
+// OUT-NEXT: reinterpret_cast<unsigned long long>(x) + kopt_n * 4ull <= reinterpret_cast<unsigned long long>(copy)) &&
+// OUT-NEXT: blockDim.x == 128) {
+
+// Two plain outputs of a __restrict__ input: their stores keep their
+// order, and the staged x may not overlap them: no check.
+// CHECK-DAG: staged-loads.cu:[[@LINE+2]]:3: remark: staged 'x' through shared memory as vector loads (2 per thread, blocks of 128 threads); each thread reads its own elements in the original order; its stores to 'y', 'z' stay element-wise [-Rpass=staged-loads]
+__global__ void copy_twice(const float *__restrict__ x, float *y, float *z, int n) {
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    y[j] = x[j];
+    z[j] = x[j];
+  }
+}
+// OUT-LABEL: __global__ void copy_twice(
+// OUT: if (reinterpret_cast<unsigned long long>(x) % 16 == 0 &&
+// OUT-NEXT: blockDim.x == 128) {
+
 // A read after the element's write in the same iteration would see the
 // staged (old) value: refused.
 // CHECK-DAG: staged-loads.cu:[[@LINE+4]]:3: remark: block-stride loop not staged: the read of 'x[j]' at [[@LINE+7]]:10 follows the write at [[@LINE+6]]:5: a staged element is read before the element's iteration runs [-Rpass-missed=staged-loads]
@@ -219,4 +259,6 @@ void launch(const __nv_bfloat16 *xb, const float *x, const double *d,
   add_sumsq<<<8, 128>>>(xb, rb, f, n);
   write_then_read<<<1, 128>>>(f, f, n);
   bump<<<1, 128>>>(f, n);
+  add_copy<<<1, 128>>>(x, f, f + n, n);
+  copy_twice<<<1, 128>>>(x, f, f + n, n);
 }

@@ -11,9 +11,19 @@ __global__ void strided(const float *__restrict__ x, float *__restrict__ y, int 
     y[i] = x[i] + x[2 * i];
 }
 
-// CHECK-DAG: missed.cu:[[@LINE+3]]:{{[0-9]+}}: remark: grid-stride loop not vectorized: the store to 'y' may alias the load from 'x': declare the pointers __restrict__
-__global__ void aliasing(const float *x, float *y, int n) {
+// A load that is not element-wise has no range to check at run time
+// (element-wise ones do: disjoint.cu).
+// CHECK-DAG: missed.cu:[[@LINE+3]]:{{[0-9]+}}: remark: grid-stride loop not vectorized: the store to 'y' may alias the load from 'w', which is not element-wise here, so its range is unknown: declare the pointers __restrict__
+__global__ void aliasing(const float *x, const float *w, float *y, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    y[i] = 2.0f * x[i] + w[0];
+}
+
+// `i <= n` also runs element n, which the vector loop over [0, n) would
+// not.
+// CHECK-DAG: missed.cu:[[@LINE+2]]:{{[0-9]+}}: remark: grid-stride loop not vectorized: its condition includes the bound ('<='); only 'i < n' is handled
+__global__ void inclusive(const float *__restrict__ x, float *__restrict__ y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i <= n; i += blockDim.x * gridDim.x)
     y[i] = 2.0f * x[i];
 }
 
