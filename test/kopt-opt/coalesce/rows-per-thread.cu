@@ -10,10 +10,15 @@
 // RUN: kopt-opt %t.cu -passes='coalesce{rows-per-thread=4}' -o %t.again.cu
 // RUN: diff %t.cu %t.again.cu
 // RUN: kopt-opt %s -passes='coalesce{rows-per-thread=9}' -Rpass-missed=coalesce -o /dev/null 2>&1 | FileCheck %s --check-prefix=RANGE
-// Eight 32 x 8 blocks need 64 x 33 tile elements, more than the tile: the
-// unstaged fallback would run, slower than the original, so it is refused.
-// RUN: kopt-opt %s -passes='coalesce{rows-per-thread=8}' -Rpass-missed=coalesce -o /dev/null 2>&1 | FileCheck %s --check-prefix=FIT
-// FIT: rows-per-thread.cu:{{[0-9]+}}:5: remark: strided store not coalesced with rows-per-thread=8: the launch at {{[0-9]+}}:5 has 32 x 8 blocks: 8 of them need 2112 tile elements, more than 2048 [-Rpass-missed=coalesce]
+// Eight 32 x 8 blocks need 64 x 33 tile elements: the copy's tile grows to
+// hold them (at least 2048 elements for blocks it cannot see), up to the
+// 48 KiB of static shared memory of a block; a block that needs more
+// would run the unstaged fallback, slower than the original, so its
+// kernel is refused ('tall', 32 x 32 blocks of doubles).
+// RUN: kopt-opt %s -passes='coalesce{rows-per-thread=8}' -Rpass=coalesce -Rpass-missed=coalesce -o /dev/null 2>&1 | FileCheck %s --check-prefix=FIT
+// FIT-DAG: remark: strided store staged through a shared-memory tile of 2112 float in 'transpose_kopt_coalesced', each block covering 8 of the original blocks along y; 2 launches run it [-Rpass=coalesce]
+// FIT-DAG: remark: strided store staged through a shared-memory tile of 2112 float in 'fixed_kopt_coalesced', each block covering 8 of the original blocks along y; 2 launches run it, specialized to their 32 x 8 blocks [-Rpass=coalesce]
+// FIT-DAG: remark: strided store not coalesced with rows-per-thread=8: the launch at {{[0-9]+}}:3 has 32 x 32 blocks: 8 of them need 8448 tile elements, more than 6144 (48 KiB of shared memory) [-Rpass-missed=coalesce]
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
 
@@ -211,4 +216,19 @@ __global__ void elsewhere(const float *in, float *out, int rows, int cols) {
   int r = blockIdx.y * blockDim.y + threadIdx.y;
   if (r < rows && c < cols)
     out[c * rows + r] = in[r * cols + c];
+}
+
+// Four 32 x 32 blocks of doubles fit (4224 elements, 33 KiB); eight do not
+// (FIT above).
+// REMARK-DAG: rows-per-thread.cu:[[@LINE+5]]:5: remark: strided store staged through a shared-memory tile of 4224 double in 'tall_kopt_coalesced', each block covering 4 of the original blocks along y; 1 launch runs it, specialized to their 32 x 32 blocks [-Rpass=coalesce]
+__global__ void tall(const double *in, double *out, int rows, int cols) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < rows && c < cols)
+    out[c * rows + r] = in[r * cols + c];
+}
+
+void launchTall(const double *in, double *out, int rows, int cols) {
+  dim3 grid((cols + 31) / 32, (rows + 31) / 32);
+  tall<<<grid, dim3(32, 32)>>>(in, out, rows, cols);
 }

@@ -8,7 +8,7 @@
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
 // Without the rule every kernel with a known launch shape is staged.
 // RUN: kopt-opt %s -passes=coalesce -Rpass=coalesce -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALL
-// -O runs it with rows-per-thread=4, before restrict-const (which does not
+// -O runs it with rows-per-thread=8, before restrict-const (which does not
 // version kopt's copies), so the launch runs the staged copy.
 // RUN: kopt-opt %s -O -Rpass=coalesce -Rpass-missed=restrict-const -o %t.O.cu 2>&1 | FileCheck %s --check-prefix=O
 // O-DAG: remark: __restrict__ not added: {{.*}}; no run-time version: 'wide_kopt_coalesced' is a copy kopt made [-Rpass-missed=restrict-const]
@@ -19,7 +19,7 @@
 #include <cuda_runtime.h>
 
 // REMARK-DAG: wide-blocks-only.cu:[[@LINE+6]]:5: remark: strided store staged through a shared-memory tile of 2048 float: both global sides are contiguous (the original body runs when blockDim.z != 1) [-Rpass=coalesce]
-// O-DAG: wide-blocks-only.cu:[[@LINE+5]]:5: remark: strided store staged through a shared-memory tile of 1056 float in 'wide_kopt_coalesced', each block covering 4 of the original blocks along y; 1 launch runs it, specialized to their 32 x 8 blocks [-Rpass=coalesce]
+// O-DAG: wide-blocks-only.cu:[[@LINE+5]]:5: remark: strided store staged through a shared-memory tile of 2112 float in 'wide_kopt_coalesced', each block covering 8 of the original blocks along y; 1 launch runs it, specialized to their 32 x 8 blocks [-Rpass=coalesce]
 __global__ void wide(const float *in, float *out, int rows, int cols) {
   int c = blockIdx.x * blockDim.x + threadIdx.x;
   int r = blockIdx.y * blockDim.y + threadIdx.y;
