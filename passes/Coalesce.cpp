@@ -493,10 +493,17 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
       return Missed("no launch of '" + K.Name + "' in this file");
     std::optional<FixedBlock> Fixed = fixedBlock(KC.info(), K.Name);
     // Several blocks along x: only a tile sized for one constant block.
-    if (F.Cols > 1 && !Fixed)
+    if (F.Cols > 1 && !Fixed) {
+      // Not constant (the reason), or constant but deep or empty.
+      std::variant<BlockExtents, std::string> Block =
+          KC.info().constantBlock(K.Name);
+      const auto *Why = std::get_if<std::string>(&Block);
       return Missed("every launch must run one constant block one deep (" +
-                    std::get<std::string>(KC.info().constantBlock(K.Name)) +
+                    (Why ? *Why
+                         : "they run " + std::get<BlockExtents>(Block).str() +
+                               " blocks") +
                     ")");
+    }
     // The tile holds the blocks of every launch whose block is known, up
     // to the 48 KiB of static shared memory a block may declare: a larger
     // block would run the unstaged fallback R times a block, slower than

@@ -132,3 +132,18 @@ void launchDoubles(const double *in, double *out, int rows, int cols) {
   dim3 grid((cols + 31) / 32, (rows + 7) / 8);
   wideDoubles<<<grid, dim3(32, 8)>>>(in, out, rows, cols);
 }
+
+// A constant block two deep: refused with its extents (this crashed until
+// 2026-11-26: the reason was only looked for where the block varies).
+// REMARK-DAG: cols-per-thread.cu:[[@LINE+5]]:5: remark: strided store not coalesced with rows-per-thread=8, cols-per-thread=2: every launch must run one constant block one deep (they run 32 x 4 x 2 blocks) [-Rpass-missed=coalesce]
+__global__ void deep(const float *in, float *out, int rows, int cols) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < rows && c < cols)
+    out[c * rows + r] = in[r * cols + c];
+}
+
+void launchDeep(const float *in, float *out, int rows, int cols) {
+  dim3 grid((cols + 31) / 32, (rows + 3) / 4);
+  deep<<<grid, dim3(32, 4, 2)>>>(in, out, rows, cols);
+}
