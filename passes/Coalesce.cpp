@@ -789,11 +789,12 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
                         std::to_string(Fixed->Y) + " threads"
                   : "") +
            "\n";
+    // Sized in coarsen(): for one constant block, exactly what it needs.
+    std::string Cap = std::to_string(Capacity) + "u";
+    Out += I1 + "__shared__ " + Type + " kopt_tile[" + Cap + "];\n";
     if (Fixed) {
       // The launches' block fits the tile (checked), so no fallback.
       uint64_t Pitch = tilePitch(Rows, F.Cols * Fixed->X, Fixed->Y);
-      Out += I1 + "__shared__ " + Type + " kopt_tile[" +
-             std::to_string(tileRows(Rows, Fixed->Y) * Pitch) + "u];\n";
       Out += I1 + "const unsigned kopt_rows = " +
              std::to_string(tileRows(Rows, Fixed->Y)) + "u;\n";
       Out +=
@@ -804,8 +805,6 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
       Out += Base + "}";
       return Out;
     }
-    std::string Cap = std::to_string(Capacity) + "u";
-    Out += I1 + "__shared__ " + Type + " kopt_tile[" + Cap + "];\n";
     Out += I1 + "const unsigned kopt_rows = " + R + " * blockDim.y;\n";
     Out += I1 + "const unsigned kopt_pad = kopt_rows <= 32u && 32u % "
                 "kopt_rows == 0u ? 32u / kopt_rows : 1u;\n";
