@@ -18,12 +18,29 @@
 // warp over the slots: two barriers, and A[0] holds the total afterwards, as
 // before.
 //
+// A floating-point sum in another order rounds differently, so by default
+// (reassociate=false) it keeps its order: the rounds s >= 32 stay as they
+// are, and the last five run in warp 0 as
+//
+//   r = A[lane];
+//   for (o = 16; o > 0; o >>= 1)
+//     r += __shfl_down_sync(~0u, r, o);
+//
+// Exact, bit for bit: after the round 2o, lane t < 2o holds A[t] of the
+// tree (true for o = 16 after the shared rounds' last barrier), so in the
+// round o lane t < o adds the two values the tree adds (+ commutes
+// exactly); lanes >= o compute values nobody reads. It saves five
+// barriers. Where the estimator reports that the kernel needs more
+// registers with it (layernorm's staged loops: 48 -> 58), the tail is not
+// kept (check-resources=true, the default). Its text and that check are in
+// InOrderTail.cpp.
+//
 // Legality (each failure is a missed remark):
 //   * the operator is +, or fmaxf/fminf/fmax/fmin/max/min, on float, double
 //     or a 32/64-bit integer: max/min select one of their operands, so any
 //     order gives the same value, and integer + is exact (modulo 2^n).
-//     Floating-point + in another order rounds differently:
-//     it needs reassociate=true;
+//     Floating-point + takes the in-order tail above, or the whole
+//     rewrite under reassociate=true;
 //   * every launch of the kernel (or, for a tree in a __device__ helper, of
 //     every kernel that calls it) is in the file and uses a constant 1-D
 //     block of a power of two of at least 32 threads: the original tree is
@@ -55,6 +72,7 @@
 #include "kopt/Analysis/SelectionReduction.h"
 #include "kopt/Pass/Pass.h"
 
+#include "InOrderTail.h"
 #include "SourceLayout.h"
 
 #include "clang/AST/Attr.h"
@@ -78,11 +96,14 @@ namespace {
 class WarpReducePass : public FilePass<WarpReduceOptions> {
   void runOnFile(PassContext &Ctx) override {
     ASTContext &AC = Ctx.deviceContext();
+    KernelOf.clear();
+    Tails.clear();
     for (const KernelInfo &K : Ctx.info().Kernels)
       KernelOf[K.Decl] = &K;
     Functions = findFunctionUses(AC);
     for (const FunctionDecl *F : Functions.Definitions)
       runOnFunction(Ctx, F);
+    keepTails(Ctx);
   }
 
   /// The context of a tree in a kernel: its block sizes, and the array a
@@ -228,8 +249,7 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
       auto Refuse = [&](const Refusal &R) {
         Ctx.missed(Name, T.Loc, "tree not rewritten: " + R.Message);
       };
-      if (std::optional<Refusal> R =
-              checkTreeOperation(T, AC, options().Reassociate)) {
+      if (std::optional<Refusal> R = checkTreeOperation(T, AC)) {
         Refuse(*R);
         continue;
       }
@@ -254,7 +274,11 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
         Refuse(*R);
         continue;
       }
-      rewrite(Ctx, Name, T, std::get<std::set<int64_t>>(CIt->second));
+      const auto &Sizes = std::get<std::set<int64_t>>(CIt->second);
+      if (T.Add && T.Element->isFloatingType() && !options().Reassociate)
+        planInOrderTail(Ctx, F, K, T, Sizes);
+      else
+        rewrite(Ctx, Name, T, Sizes);
     }
   }
 
@@ -444,8 +468,70 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
                          : ""));
   }
 
+  //===--------------------------------------------------------------------===//
+  // In-order tails of floating-point sums (InOrderTail.h)
+  //===--------------------------------------------------------------------===//
+
+  void planInOrderTail(PassContext &Ctx, const FunctionDecl *F,
+                       const KernelInfo *K, const ReductionTree &T,
+                       const std::set<int64_t> &Sizes) {
+    ASTContext &AC = Ctx.deviceContext();
+    std::string Name = F->getNameAsString();
+    auto StoreAt = stmtOffsets(T.Store, AC);
+    auto LoopAt = stmtOffsets(T.Loop, AC);
+    if (!StoreAt || !LoopAt)
+      return Ctx.missed(Name, T.Loc,
+                        "tree not rewritten: it is written in a macro");
+    std::string Out =
+        inOrderTailText(T, AC, indentAt(Ctx.source().Code, StoreAt->first));
+    PlannedTail Planned(Ctx.source().Path);
+    Planned.Function = Name;
+    Planned.Loc = T.Loc;
+    if (Error E = Planned.Edit.replaceChars(
+            StoreAt->first, LoopAt->second - StoreAt->first, Out))
+      return Ctx.missed(Name, T.Loc,
+                        "tree not rewritten: " + toString(std::move(E)));
+    if (K) {
+      Planned.Kernels.insert(K->Name);
+    } else {
+      // checkHelperContext made sure every use is a call from a kernel.
+      for (const FunctionUse &U : Functions.Uses[F->getCanonicalDecl()])
+        Planned.Kernels.insert(KernelOf.at(U.Caller)->Name);
+    }
+    std::string Elem =
+        T.Element.getUnqualifiedType().getAsString(AC.getPrintingPolicy());
+    Planned.Message = "moved the last five rounds of the shared-memory tree "
+                      "over '" +
+                      T.Array->getNameAsString() + "' (+, " + Elem +
+                      ") into warp 0 as __shfl_down_sync, for blocks of " +
+                      sizeList(Sizes) +
+                      " threads: each lane adds the pair the tree adds, in "
+                      "the same order (exact; reassociate=true rewrites the "
+                      "whole tree)";
+    Tails.push_back(std::move(Planned));
+  }
+
+  /// Merges the tails the resource check kept; missed remarks for the
+  /// others.
+  void keepTails(PassContext &Ctx) {
+    if (Tails.empty())
+      return;
+    if (options().CheckResources)
+      checkTailResources(Ctx, Tails);
+    for (PlannedTail &T : Tails) {
+      if (!T.Refused)
+        if (Error E = Ctx.edits().merge(T.Edit))
+          T.Refused = toString(std::move(E));
+      if (T.Refused)
+        Ctx.missed(T.Function, T.Loc, "tree not rewritten: " + *T.Refused);
+      else
+        Ctx.applied(T.Function, T.Loc, T.Message + T.Note);
+    }
+  }
+
   FunctionUses Functions;
   std::map<const FunctionDecl *, const KernelInfo *> KernelOf;
+  std::vector<PlannedTail> Tails;
 };
 
 } // namespace

@@ -211,6 +211,13 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
   LineCol Loc = lineCol(Loop->getBeginLoc(), AC);
   const Stmt *Body = F->getBody();
   auto Refuse = [&](const Twine &Msg) { return Refusal{Msg.str(), Loc}; };
+  // warp-reduce's in-order tail keeps the rounds of 32 and more in a loop
+  // of its own, `for (int kopt_s = blockDim.x / 2; kopt_s > 16; ...)`.
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit()))
+    if (const auto *V = dyn_cast_or_null<VarDecl>(
+            DS->isSingleDecl() ? DS->getSingleDecl() : nullptr))
+      if (V->getName() == "kopt_s")
+        return Refuse("this is warp-reduce's in-order tail already");
   const VarDecl *S = matchTreeHead(Loop, AC);
   if (!S || isModifiedIn(S, Loop->getBody()))
     return Refuse("the tree loop is not 'for (int s = blockDim.x / 2; "
@@ -349,7 +356,7 @@ void findReductionTrees(const FunctionDecl *F, ASTContext &AC,
 /// Everything that does not depend on the tree's context: operator, type,
 /// names, macros.
 std::optional<Refusal> checkTreeOperation(const ReductionTree &T,
-                                          ASTContext &AC, bool Reassociate) {
+                                          ASTContext &AC) {
   if (T.Element.isVolatileQualified())
     return Refusal{"'" + T.Array->getNameAsString() +
                        "' is volatile: the code may rely on warp-synchronous "
@@ -359,11 +366,6 @@ std::optional<Refusal> checkTreeOperation(const ReductionTree &T,
     return Refusal{"the element type '" + T.Element.getAsString() +
                        "' is not one __shfl_xor_sync moves as a single "
                        "value (float, double, 32/64-bit integers)",
-                   T.Loc};
-  if (T.Add && T.Element->isFloatingType() && !Reassociate)
-    return Refusal{"the tree sums floating-point values; warp shuffles add "
-                   "them in another order, which may change rounding "
-                   "(reassociate=true allows it)",
                    T.Loc};
   // The replacement declares kopt_wr and kopt_o around the stored value.
   if (T.Array->getName().starts_with("kopt_") ||

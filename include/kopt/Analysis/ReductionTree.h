@@ -78,11 +78,10 @@ void findReductionTrees(const clang::FunctionDecl *F, clang::ASTContext &AC,
                         std::vector<ReductionTree> &Trees,
                         std::vector<Refusal> &Shapeless);
 
-/// What does not depend on the tree's context: operator, type, names,
-/// macros. Floating-point sums need Reassociate.
+/// What does not depend on the tree's context: type, names, macros. (Which
+/// rewrite a floating-point sum may take is the pass's choice.)
 std::optional<Refusal> checkTreeOperation(const ReductionTree &T,
-                                          clang::ASTContext &AC,
-                                          bool Reassociate);
+                                          clang::ASTContext &AC);
 
 /// Whether the statement holding E lies in uniform control flow of F: only
 /// compound statements enclose it, nothing in its own expression evaluates

@@ -1,6 +1,7 @@
 // warp-reduce replaces shared-memory trees with warp shuffles: max/min and
-// integer sums always, floating-point sums with reassociate=true.
-// RUN: kopt-opt %s -passes=warp-reduce -Rpass=warp-reduce -Rpass-missed=warp-reduce -o %t.default.cu 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// integer sums always, floating-point sums with reassociate=true (by
+// default they keep their order: in-order.cu).
+// RUN: kopt-opt %s --nvcc=%S/Inputs/fake-nvcc.py -passes=warp-reduce -Rpass=warp-reduce -Rpass-missed=warp-reduce -o %t.default.cu 2>&1 | FileCheck %s --check-prefix=DEFAULT
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.default.cu %}
 // RUN: kopt-opt %s -passes='warp-reduce{reassociate=true}' -Rpass=warp-reduce -Rpass-missed=warp-reduce -o %t.cu 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: %strip_checks %t.cu | FileCheck %s
@@ -12,7 +13,7 @@
 #include <cuda_runtime.h>
 
 // The row sum: a float sum, so only with reassociate=true.
-// DEFAULT-DAG: applied.cu:[[@LINE+32]]:3: remark: tree not rewritten: the tree sums floating-point values; warp shuffles add them in another order, which may change rounding (reassociate=true allows it) [-Rpass-missed=warp-reduce]
+// DEFAULT-DAG: applied.cu:[[@LINE+32]]:3: remark: moved the last five rounds of the shared-memory tree over 'partial' (+, float) into warp 0 as __shfl_down_sync, for blocks of 256 threads: each lane adds the pair the tree adds, in the same order (exact; reassociate=true rewrites the whole tree); ptxas: 'row_sum' 32 -> 32 registers [-Rpass=warp-reduce]
 // REMARK-DAG: applied.cu:[[@LINE+31]]:3: remark: replaced the shared-memory tree over 'partial' (+, float) with __shfl_xor_sync warp reductions and one slot per warp, for blocks of 256 threads; the floating-point sum is reassociated [-Rpass=warp-reduce]
 // CHECK-LABEL: __global__ void row_sum(
 // CHECK:        sum += x[row * cols + j];
@@ -114,7 +115,7 @@ __global__ void count_and_min(const float *x, const unsigned *u, int *n,
 // Softmax's two trees on one array, a maximum and then a sum, with the
 // barrier between the read of the first total and the second tree's store.
 // DEFAULT-DAG: applied.cu:[[@LINE+18]]:3: remark: replaced the shared-memory tree over 'partial' (fmaxf, float) with __shfl_xor_sync warp reductions and one slot per warp, for blocks of 256 threads [-Rpass=warp-reduce]
-// DEFAULT-DAG: applied.cu:[[@LINE+29]]:3: remark: tree not rewritten: the tree sums floating-point values; {{.*}}
+// DEFAULT-DAG: applied.cu:[[@LINE+29]]:3: remark: moved the last five rounds of the shared-memory tree over 'partial' (+, float) into warp 0 {{.*}}; ptxas: 'softmax' 32 -> 32 registers [-Rpass=warp-reduce]
 // REMARK-DAG: applied.cu:[[@LINE+28]]:3: remark: replaced the shared-memory tree over 'partial' (+, float) {{.*}} [-Rpass=warp-reduce]
 // CHECK-LABEL: __global__ void softmax(
 // CHECK:        fmaxf(kopt_wr,
@@ -157,7 +158,7 @@ __global__ void softmax(const float *x, float *y, int cols) {
 // caller is a kernel of this file, calls it in uniform control flow and
 // passes a __shared__ array used only this way.
 // REMARK-DAG: applied.cu:[[@LINE+10]]:3: remark: replaced the shared-memory tree over 'buf' (+, double) with __shfl_xor_sync warp reductions and one slot per warp, for blocks of 512 threads; the floating-point sum is reassociated [-Rpass=warp-reduce]
-// DEFAULT-DAG: applied.cu:[[@LINE+9]]:3: remark: tree not rewritten: the tree sums floating-point values; {{.*}}
+// DEFAULT-DAG: applied.cu:[[@LINE+9]]:3: remark: moved the last five rounds of the shared-memory tree over 'buf' (+, double) into warp 0 {{.*}}, for blocks of 512 threads: {{.*}}; ptxas: 'two_sums' 32 -> 32 registers [-Rpass=warp-reduce]
 // CHECK-LABEL: __device__ double block_sum(
 // CHECK:        double kopt_wr = v;
 // CHECK:        double total = buf[0];
