@@ -2,8 +2,6 @@
 
 #include "InOrderTail.h"
 
-#include "kopt/Pass/ResourceEstimator.h"
-
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -57,19 +55,13 @@ void checkTailResources(PassContext &Ctx, std::vector<PlannedTail> &Tails) {
       if (!T.Refused)
         T.Refused = Why + Skip;
   };
-  ResourceEstimator *Estimator = Ctx.estimator();
-  if (!Estimator)
-    return RefuseRest("cannot check the in-order tail's registers: this "
-                      "tool has no resource estimator");
-  if (std::optional<std::string> Why = Estimator->unavailable())
+  if (std::optional<std::string> Why = Ctx.whyNoEstimate())
     return RefuseRest("cannot check the in-order tail's registers: " + *Why);
   StringRef Code = Ctx.source().Code;
-  StringRef Path = Ctx.source().Path;
-  StringRef Arch = Ctx.info().GpuArch;
   Expected<std::string> Base = Ctx.edits().apply(Code);
   if (!Base)
     return RefuseRest(toString(Base.takeError()));
-  Expected<ResourceReport> Before = Estimator->estimate(Path, *Base, Arch);
+  Expected<ResourceReport> Before = Ctx.estimate(*Base);
   if (!Before)
     return RefuseRest("cannot check the in-order tail's registers: the "
                       "input does not compile: " +
@@ -90,7 +82,7 @@ void checkTailResources(PassContext &Ctx, std::vector<PlannedTail> &Tails) {
     Expected<std::string> NewCode = All.apply(Code);
     if (!NewCode)
       return RefuseRest(toString(NewCode.takeError()));
-    Expected<ResourceReport> After = Estimator->estimate(Path, *NewCode, Arch);
+    Expected<ResourceReport> After = Ctx.estimate(*NewCode);
     if (!After)
       return RefuseRest("the in-order tail does not compile: " +
                         toString(After.takeError()));
@@ -111,9 +103,10 @@ void checkTailResources(PassContext &Ctx, std::vector<PlannedTail> &Tails) {
                      " registers instead of " + std::to_string(B->Registers) +
                      " (ptxas), which may let fewer of its blocks run at "
                      "once";
-        else if (A->usesLocalMemory() && !B->usesLocalMemory())
+        else if (A->moreLocalMemoryThan(*B))
           Worse[K] = "the in-order tail was not kept: with it '" + K +
-                     "' uses local memory (ptxas)";
+                     "' uses more local memory (ptxas: " + A->localMemory() +
+                     "; without it: " + B->localMemory() + ")";
         else
           Note[K] = "'" + K + "' " + std::to_string(B->Registers) + " -> " +
                     std::to_string(A->Registers);

@@ -49,7 +49,7 @@ struct PlannedTail {
 
 /// Asks Ctx's resource estimator about the file with Ctx's edits, with and
 /// without the tails, and refuses each tail whose kernels need more
-/// registers or new local memory with it. Refusing a tail changes its
+/// registers or more local memory with it. Refusing a tail changes its
 /// kernels again, so the estimate repeats until every kept tail was
 /// measured with exactly the tails kept (at most one round per tail).
 /// Without an estimate, every tail is refused.

@@ -411,13 +411,7 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
                    "registers not used as a cache: " + Why);
       }
     };
-    ResourceEstimator *Estimator = Ctx.estimator();
-    if (!Estimator) {
-      RefuseAll("cannot check for spills: this tool has no resource "
-                "estimator (check-resources=false skips the check)");
-      return;
-    }
-    if (std::optional<std::string> Why = Estimator->unavailable()) {
+    if (std::optional<std::string> Why = Ctx.whyNoEstimate()) {
       RefuseAll("cannot check for spills: " + *Why +
                 " (check-resources=false skips the check)");
       return;
@@ -434,15 +428,13 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
       RefuseAll(toString(NewCode.takeError()));
       return;
     }
-    StringRef Path = Ctx.source().Path;
-    StringRef Arch = Ctx.info().GpuArch;
-    Expected<ResourceReport> Before = Estimator->estimate(Path, Code, Arch);
+    Expected<ResourceReport> Before = Ctx.estimate(Code);
     if (!Before) {
       RefuseAll("cannot check for spills: the input does not compile: " +
                 toString(Before.takeError()));
       return;
     }
-    Expected<ResourceReport> After = Estimator->estimate(Path, *NewCode, Arch);
+    Expected<ResourceReport> After = Ctx.estimate(*NewCode);
     if (!After) {
       RefuseAll("the rewrite does not compile: " + toString(After.takeError()));
       return;
@@ -458,19 +450,13 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
                    "resources for the kernel");
         continue;
       }
-      if (A->StackFrameBytes > B->StackFrameBytes ||
-          A->SpillStoreBytes > B->SpillStoreBytes ||
-          A->SpillLoadBytes > B->SpillLoadBytes) {
+      if (A->moreLocalMemoryThan(*B)) {
         Refused.insert(Name);
         Ctx.missed(Name, Loc,
                    "registers not used as a cache: the rewrite uses local "
                    "memory (ptxas: " +
-                       Twine(A->StackFrameBytes) + " bytes stack frame, " +
-                       Twine(A->SpillStoreBytes) + " bytes spill stores, " +
-                       Twine(A->SpillLoadBytes) +
-                       " bytes spill loads; the "
-                       "input: " +
-                       Twine(B->StackFrameBytes) + ", " +
+                       A->localMemory() +
+                       "; the input: " + Twine(B->StackFrameBytes) + ", " +
                        Twine(B->SpillStoreBytes) + ", " +
                        Twine(B->SpillLoadBytes) + "): lower max-elems");
         continue;

@@ -29,4 +29,14 @@ void PassContext::missed(llvm::StringRef Function, LineCol Loc,
   emit(Remark::Missed, Function, Loc, Msg);
 }
 
+std::optional<std::string> PassContext::whyNoEstimate() const {
+  if (!Estimator)
+    return std::string("this tool has no resource estimator");
+  return Estimator->unavailable();
+}
+
+llvm::Expected<ResourceReport> PassContext::estimate(llvm::StringRef Code) {
+  return Estimator->estimate(Source.Path, Code, Info.GpuArch);
+}
+
 } // namespace kopt

@@ -24,6 +24,7 @@
 #include "kopt/Pass/ResourceEstimator.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -46,6 +47,12 @@ public:
   /// Registers and spills of a candidate text; null when the tool has no
   /// compiler to ask.
   ResourceEstimator *estimator() const { return Estimator; }
+  /// Why no resource estimate can be made at all (the tool has no
+  /// estimator, or the estimator no compiler), or nothing.
+  std::optional<std::string> whyNoEstimate() const;
+  /// The estimator's report on Code, a candidate text of this file, for
+  /// the parse's GPU arch; only when whyNoEstimate() is empty.
+  llvm::Expected<ResourceReport> estimate(llvm::StringRef Code);
 
   /// Edits proposed so far. A pass that finds an edit cannot be made
   /// (conflict, macro) should emit a missed remark and drop that rewrite.

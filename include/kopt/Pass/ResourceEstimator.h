@@ -32,6 +32,18 @@ struct KernelResources {
   bool usesLocalMemory() const {
     return StackFrameBytes || SpillStoreBytes || SpillLoadBytes;
   }
+  /// More stack frame, spill stores or spill loads than Other.
+  bool moreLocalMemoryThan(const KernelResources &Other) const {
+    return StackFrameBytes > Other.StackFrameBytes ||
+           SpillStoreBytes > Other.SpillStoreBytes ||
+           SpillLoadBytes > Other.SpillLoadBytes;
+  }
+  /// "8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads".
+  std::string localMemory() const {
+    return std::to_string(StackFrameBytes) + " bytes stack frame, " +
+           std::to_string(SpillStoreBytes) + " bytes spill stores, " +
+           std::to_string(SpillLoadBytes) + " bytes spill loads";
+  }
 };
 
 struct ResourceReport {

@@ -16,6 +16,9 @@
 // RUN: %strip_checks %t.rise.cu | grep -c 'kopt_wr += __shfl_down_sync' | grep -qx 1
 // RUN: env FAKE_PTXAS_RISE=row_sum kopt-opt %s --nvcc=%S/Inputs/fake-nvcc.py -passes=warp-reduce -Rpass-missed=warp-reduce -o %t.rise2.cu 2>&1 | FileCheck %s --check-prefix=RISE2
 // RUN: %strip_checks %t.rise2.cu | grep -c 'kopt_wr += __shfl_down_sync' | grep -qx 1
+// More local memory refuses it too, also where the kernel spilled already.
+// RUN: env FAKE_PTXAS_SPILL=row_sum kopt-opt %s --nvcc=%S/Inputs/fake-nvcc.py -passes=warp-reduce -Rpass-missed=warp-reduce -o %t.spill.cu 2>&1 | FileCheck %s --check-prefix=SPILL
+// RUN: %strip_checks %t.spill.cu | grep -c 'kopt_wr += __shfl_down_sync' | grep -qx 1
 // Without an estimate the tails are refused, unless the check is off.
 // RUN: kopt-opt %s --nvcc=%t.none/nvcc -passes=warp-reduce -Rpass-missed=warp-reduce -o %t.none.cu 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: diff %s %t.none.cu
@@ -26,8 +29,9 @@
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
 
-// KEPT-DAG: in-order.cu:[[@LINE+37]]:3: remark: moved the last five rounds of the shared-memory tree over 'partial' (+, float) into warp 0 as __shfl_down_sync, for blocks of 256 threads: each lane adds the pair the tree adds, in the same order (exact; reassociate=true rewrites the whole tree); ptxas: 'row_sum' 32 -> 32 registers [-Rpass=warp-reduce]
-// RISE2: in-order.cu:[[@LINE+36]]:3: remark: tree not rewritten: the in-order tail was not kept: with it 'row_sum' needs 40 registers instead of 32 (ptxas), which may let fewer of its blocks run at once (check-resources=false skips the check) [-Rpass-missed=warp-reduce]
+// KEPT-DAG: in-order.cu:[[@LINE+38]]:3: remark: moved the last five rounds of the shared-memory tree over 'partial' (+, float) into warp 0 as __shfl_down_sync, for blocks of 256 threads: each lane adds the pair the tree adds, in the same order (exact; reassociate=true rewrites the whole tree); ptxas: 'row_sum' 32 -> 32 registers [-Rpass=warp-reduce]
+// RISE2: in-order.cu:[[@LINE+37]]:3: remark: tree not rewritten: the in-order tail was not kept: with it 'row_sum' needs 40 registers instead of 32 (ptxas), which may let fewer of its blocks run at once (check-resources=false skips the check) [-Rpass-missed=warp-reduce]
+// SPILL: in-order.cu:[[@LINE+36]]:3: remark: tree not rewritten: the in-order tail was not kept: with it 'row_sum' uses more local memory (ptxas: 16 bytes stack frame, 16 bytes spill stores, 16 bytes spill loads; without it: 8 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads) (check-resources=false skips the check) [-Rpass-missed=warp-reduce]
 // NONE: in-order.cu:[[@LINE+35]]:3: remark: tree not rewritten: cannot check the in-order tail's registers: no nvcc at '{{.*}}none/nvcc' (check-resources=false skips the check) [-Rpass-missed=warp-reduce]
 // FAIL: in-order.cu:[[@LINE+34]]:3: remark: tree not rewritten: cannot check the in-order tail's registers: the input does not compile: source.cu(1): error: fake compile error (check-resources=false skips the check) [-Rpass-missed=warp-reduce]
 // UNCHECKED: in-order.cu:[[@LINE+33]]:3: remark: moved the last five rounds of the shared-memory tree over 'partial' (+, float) into warp 0 as __shfl_down_sync, for blocks of 256 threads: each lane adds the pair the tree adds, in the same order (exact; reassociate=true rewrites the whole tree) [-Rpass=warp-reduce]

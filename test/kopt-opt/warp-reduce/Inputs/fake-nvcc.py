@@ -4,7 +4,8 @@
 # __global__ function of the compiled source uses 32 registers, or 40 when
 # the source has a warp-reduce in-order tail (__shfl_down_sync) and the
 # kernel is named in $FAKE_PTXAS_RISE (comma-separated; comments do not
-# count). With FAKE_PTXAS_FAIL set, it fails as a compile error does.
+# count). The kernels named in $FAKE_PTXAS_SPILL spill 8 bytes, 16 with a
+# tail. With FAKE_PTXAS_FAIL set, it fails as a compile error does.
 import os
 import re
 import sys
@@ -16,6 +17,7 @@ if os.environ.get("FAKE_PTXAS_FAIL"):
     print("source.cu(1): error: fake compile error", file=sys.stderr)
     sys.exit(1)
 rise = set(os.environ.get("FAKE_PTXAS_RISE", "").split(","))
+spill = set(os.environ.get("FAKE_PTXAS_SPILL", "").split(","))
 tail = "__shfl_down_sync" in source
 for name in re.findall(
     r"__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\s*\(", source
@@ -25,3 +27,9 @@ for name in re.findall(
           file=sys.stderr)
     print(f"ptxas info    : Used {registers} registers, used 1 barriers",
           file=sys.stderr)
+    if name in spill:
+        n = 16 if tail else 8
+        print(f"ptxas info    : Function properties for {name}",
+              file=sys.stderr)
+        print(f"    {n} bytes stack frame, {n} bytes spill stores, "
+              f"{n} bytes spill loads", file=sys.stderr)
