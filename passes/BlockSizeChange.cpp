@@ -10,13 +10,8 @@
 //   a dim3 local built from one; a local may not also configure another
 //   kernel's launch.
 //
-//   Kernel (with the device functions of the file it calls): no threadIdx.y/z
-//   or blockDim.y/z; no integer constant equal to B (`partial[threadIdx.x +
-//   128]` hides the block size in arithmetic: 128 is caught when B is 128,
-//   and comparisons of threadIdx.x with a constant above a warp are refused);
-//   a __shared__ array of exactly B elements (one slot a thread) is resized to
-//   N, any other shared array indexed by threadIdx.x or blockDim.x is
-//   refused, and dynamic shared memory is refused.
+//   Kernel: BlockSizeLegality.h (no code tied to B; a __shared__ array of
+//   exactly B elements, one slot a thread, is resized to N).
 //
 //   N: a multiple of 32, at most 1024, different from B, and a power of two
 //   when B is one (a tree over blockDim.x / 2 relies on it).
@@ -35,22 +30,17 @@
 //   with a bound where it is computed or through the variable it
 //   initializes (`if (i < n)`, a grid-stride loop's condition).
 //
-//   Rounding: a floating-point accumulation in a loop whose header mentions
-//   blockDim.x (a block-stride partial sum, a tree over blockDim.x / 2) adds
-//   the elements in an order that depends on the block size; it is refused
-//   unless the caller allows reassociation (results may differ in rounding).
+//   Rounding: as BlockSizeLegality.h says (reassociation allowed or not).
 //
 //   __launch_bounds__ is rewritten to N (keeping its minimum-blocks value).
 //
 //===----------------------------------------------------------------------===//
 
 #include "BlockSizeChange.h"
+#include "BlockSizeLegality.h"
 #include "kopt/Analysis/BlockGuard.h"
 
 #include "clang/AST/Attr.h"
-#include "clang/AST/ParentMap.h"
-#include "clang/AST/TypeLoc.h"
-#include "clang/Analysis/CallGraph.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -65,162 +55,6 @@ namespace kopt {
 
 namespace {
 
-std::string builtinName(BuiltinRef R) {
-  const char *Var = R.Var == BuiltinVar::ThreadIdx  ? "threadIdx"
-                    : R.Var == BuiltinVar::BlockIdx ? "blockIdx"
-                    : R.Var == BuiltinVar::BlockDim ? "blockDim"
-                                                    : "gridDim";
-  return std::string(Var) + "." + "xyz"[R.Dim];
-}
-
-bool mentions(const Stmt *S, BuiltinVar Var) {
-  bool Found = false;
-  forEachSubStmt(S, [&](const Stmt *C) {
-    if (const auto *E = dyn_cast<Expr>(C))
-      Found |= isBuiltin(E, Var, 0);
-  });
-  return Found;
-}
-
-/// K and the device functions of the main file it calls, transitively
-/// (call edges of Clang's CallGraph).
-std::vector<const FunctionDecl *> kernelCode(const FunctionDecl *K,
-                                             ASTContext &AC) {
-  const SourceManager &SM = AC.getSourceManager();
-  CallGraph Graph;
-  Graph.addToCallGraph(AC.getTranslationUnitDecl());
-  std::vector<const FunctionDecl *> Code = {K};
-  SmallPtrSet<const FunctionDecl *, 8> Seen = {K};
-  for (size_t I = 0; I < Code.size(); ++I) {
-    const CallGraphNode *Node = Graph.getNode(Code[I]->getCanonicalDecl());
-    if (!Node)
-      continue;
-    for (const CallGraphNode::CallRecord &Edge : *Node) {
-      const auto *F = dyn_cast_or_null<FunctionDecl>(Edge.Callee->getDecl());
-      const FunctionDecl *Def = F ? F->getDefinition() : nullptr;
-      if (Def && Def->hasBody() && SM.isInMainFile(Def->getLocation()) &&
-          Seen.insert(Def).second)
-        Code.push_back(Def);
-    }
-  }
-  return Code;
-}
-
-/// How the kernel uses blockIdx.x.
-enum class GridUse { None, PerBlock, PerThread };
-
-/// The outermost arithmetic expression around E (through casts, property
-/// accesses and + - * / % >>).
-const Stmt *arithmeticContext(const Stmt *E, ParentMap &Parents) {
-  const Stmt *Top = E;
-  for (const Stmt *P = Parents.getParent(const_cast<Stmt *>(Top)); P;
-       P = Parents.getParent(const_cast<Stmt *>(Top))) {
-    const auto *B = dyn_cast<BinaryOperator>(P);
-    bool Arith =
-        B && (B->isAdditiveOp() || B->isMultiplicativeOp() || B->isShiftOp());
-    if (!Arith && !isa<CastExpr, ParenExpr>(P))
-      break;
-    Top = P;
-  }
-  return Top;
-}
-
-/// True if Index is compared with something where it is computed, or is the
-/// initializer of a variable that some comparison in Body reads.
-bool isBoundsChecked(const Stmt *Index, ParentMap &Parents, const Stmt *Body) {
-  const Stmt *P = Parents.getParentIgnoreParenCasts(const_cast<Stmt *>(Index));
-  if (const auto *Cmp = dyn_cast_or_null<BinaryOperator>(P))
-    return Cmp->isComparisonOp();
-  const auto *DS = dyn_cast_or_null<DeclStmt>(P);
-  if (!DS)
-    return false;
-  const VarDecl *Var = nullptr;
-  for (const Decl *D : DS->decls())
-    if (const auto *V = dyn_cast<VarDecl>(D);
-        V && V->getInit() &&
-        V->getInit()->IgnoreParenCasts() ==
-            cast<Expr>(Index)->IgnoreParenCasts())
-      Var = V;
-  bool Checked = false;
-  forEachSubStmt(Body, [&](const Stmt *S) {
-    const auto *Cmp = dyn_cast<BinaryOperator>(S);
-    if (Var && Cmp && Cmp->isComparisonOp())
-      Checked |= referencedVar(stripCasts(Cmp->getLHS())) == Var ||
-                 referencedVar(stripCasts(Cmp->getRHS())) == Var;
-  });
-  return Checked;
-}
-
-/// A floating-point update `a += v` or `a = a * v` (also for class types
-/// such as __half) inside a loop whose header mentions blockDim.x, when S is
-/// such a loop: which elements each thread combines, or how a tree pairs
-/// them, then depends on the block size, and floating-point addition and
-/// multiplication are not associative.
-const Stmt *splitAccumulation(const Stmt *S) {
-  const Stmt *Body = nullptr;
-  std::vector<const Stmt *> Header;
-  if (const auto *For = dyn_cast<ForStmt>(S)) {
-    Body = For->getBody();
-    Header = {For->getInit(), For->getCond(), For->getInc()};
-  } else if (const auto *While = dyn_cast<WhileStmt>(S)) {
-    Body = While->getBody();
-    Header = {While->getCond()};
-  } else if (const auto *Do = dyn_cast<DoStmt>(S)) {
-    Body = Do->getBody();
-    Header = {Do->getCond()};
-  }
-  if (!Body || llvm::none_of(Header, [](const Stmt *H) {
-        return H && mentions(H, BuiltinVar::BlockDim);
-      }))
-    return nullptr;
-  // Only state carried from one iteration to the next accumulates: a
-  // variable declared outside the loop, or an element whose index does not
-  // move with the loop (`partial[threadIdx.x] += partial[threadIdx.x + s]`),
-  // not `x[i] += 1` over the loop's own elements.
-  const auto *For = dyn_cast<ForStmt>(S);
-  std::optional<CountedLoop> Counted =
-      For ? matchCountedLoop(For) : std::nullopt;
-  const VarDecl *LoopVar = Counted ? Counted->Var : nullptr;
-  SmallPtrSet<const VarDecl *, 8> Inner = varsDeclaredIn(Body);
-  auto Carried = [&](const Expr *Target) {
-    Target = Target->IgnoreParenImpCasts();
-    if (const VarDecl *V = referencedVar(Target))
-      return !Inner.contains(V) && V != LoopVar;
-    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(Target))
-      return !LoopVar || countReferences(Sub->getIdx(), LoopVar) == 0;
-    return true;
-  };
-  const Stmt *Found = nullptr;
-  forEachSubStmt(Body, [&](const Stmt *C) {
-    std::optional<WriteOf> W = writeOf(C);
-    if (Found || !W ||
-        !W->Target->getType()->isFloatingType() &&
-            !W->Target->getType()->isRecordType())
-      return;
-    if (!Carried(W->Target))
-      return;
-    bool Combines = false;
-    if (const auto *B = dyn_cast<BinaryOperator>(C)) {
-      BinaryOperatorKind Op = B->getOpcode();
-      Combines = Op == BO_AddAssign || Op == BO_SubAssign ||
-                 Op == BO_MulAssign || Op == BO_DivAssign;
-      // a = a + v (a = fmaxf(a, v) is exact in any order)
-      const VarDecl *Target = referencedVar(stripCasts(B->getLHS()));
-      const auto *Arith = dyn_cast<BinaryOperator>(stripCasts(B->getRHS()));
-      if (Op == BO_Assign && Target && Arith &&
-          (Arith->isAdditiveOp() || Arith->isMultiplicativeOp()))
-        Combines = countReferences(Arith, Target) > 0;
-    } else if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(C)) {
-      OverloadedOperatorKind Op = Call->getOperator();
-      Combines = Op == OO_PlusEqual || Op == OO_MinusEqual ||
-                 Op == OO_StarEqual || Op == OO_SlashEqual;
-    }
-    if (Combines)
-      Found = C;
-  });
-  return Found;
-}
-
 class Planner {
 public:
   Planner(PassContext &Ctx, const KernelInfo &K, int64_t B, int64_t N,
@@ -231,10 +65,14 @@ public:
   std::variant<BlockSizeChange, std::string> run() {
     if (std::optional<std::string> Why = checkSizes())
       return *Why;
-    GridUse Use = GridUse::None;
-    for (const FunctionDecl *F : kernelCode(K.Decl, Ctx.deviceContext()))
-      if (std::optional<std::string> Why = checkCode(F, Use))
-        return *Why;
+    std::variant<BlockSizeFacts, std::string> Facts =
+        blockSizeFacts(Ctx.deviceContext(), K, B, Reassociate);
+    if (auto *Why = std::get_if<std::string>(&Facts))
+      return *Why;
+    if (std::optional<std::string> Why =
+            resizeArrays(std::get<BlockSizeFacts>(Facts)))
+      return *Why;
+    GridUse Use = std::get<BlockSizeFacts>(Facts).Grid;
     if (std::optional<std::string> Why = rewriteLaunchBounds())
       return *Why;
     for (const LaunchSite *L : Ctx.info().launchesOf(K.Name))
@@ -273,131 +111,17 @@ private:
     return std::nullopt;
   }
 
-  std::optional<std::string> checkSharedArray(const VarDecl *V,
-                                              const Stmt *Body) {
+  /// The per-thread shared arrays resized to N.
+  std::optional<std::string> resizeArrays(const BlockSizeFacts &Facts) {
     ASTContext &AC = Ctx.deviceContext();
-    std::string Name = V->getNameAsString();
-    const ConstantArrayType *CAT = AC.getAsConstantArrayType(V->getType());
-    if (!CAT) {
-      if (V->getType()->isArrayType())
-        return "it uses dynamic shared memory ('" + Name + "')";
-      return std::nullopt; // a shared scalar or struct
-    }
-    uint64_t Size = CAT->getSize().getZExtValue();
-    bool MultiDim = CAT->getElementType()->isArrayType();
-    if (!MultiDim && Size == uint64_t(B)) {
-      TypeLoc TL = V->getTypeSourceInfo()->getTypeLoc();
-      auto ATL = TL.getAsAdjusted<ConstantArrayTypeLoc>();
-      const Expr *SizeExpr = ATL ? ATL.getSizeExpr() : nullptr;
-      if (!SizeExpr || !isa<IntegerLiteral>(SizeExpr->IgnoreParens()) ||
-          !isRewritable(SizeExpr->getSourceRange(), AC))
-        return "the size of the shared array '" + Name + "' (" +
-               std::to_string(B) +
-               " elements, one a thread) is not written as a literal";
+    for (const PerThreadArray &A : Facts.PerThreadArrays) {
       if (std::optional<std::string> Why =
-              edit(SizeExpr->getSourceRange(), Twine(N), AC))
+              edit(A.Size->getSourceRange(), Twine(N), AC))
         return Why;
-      Change.Notes.push_back("shared array '" + Name + "' resized to " +
-                             std::to_string(N));
-      return std::nullopt;
+      Change.Notes.push_back("shared array '" + A.Var->getNameAsString() +
+                             "' resized to " + std::to_string(N));
     }
-    // Any other size must not be tied to the threads.
-    std::optional<std::string> Why;
-    forEachSubStmt(Body, [&](const Stmt *S) {
-      const auto *Sub = dyn_cast<ArraySubscriptExpr>(S);
-      if (Why || !Sub)
-        return;
-      const Expr *Base = Sub->getBase()->IgnoreParenImpCasts();
-      while (const auto *Inner = dyn_cast<ArraySubscriptExpr>(Base))
-        Base = Inner->getBase()->IgnoreParenImpCasts();
-      if (referencedVar(Base) != V)
-        return;
-      if (mentions(Sub->getIdx(), BuiltinVar::ThreadIdx) ||
-          mentions(Sub->getIdx(), BuiltinVar::BlockDim))
-        Why = "the shared array '" + Name + "' is indexed by thread at " +
-              at(Sub->getBeginLoc(), AC) + " but is not one element a " +
-              "thread";
-    });
-    return Why;
-  }
-
-  std::optional<std::string> checkCode(const FunctionDecl *F, GridUse &Use) {
-    ASTContext &AC = Ctx.deviceContext();
-    const Stmt *Body = F->getBody();
-    ParentMap Parents(const_cast<Stmt *>(Body));
-    std::optional<std::string> Why;
-    forEachSubStmt(Body, [&](const Stmt *S) {
-      if (Why)
-        return;
-      if (const auto *E = dyn_cast<Expr>(S)) {
-        if (std::optional<BuiltinRef> R = matchBuiltin(E)) {
-          if ((R->Var == BuiltinVar::ThreadIdx ||
-               R->Var == BuiltinVar::BlockDim) &&
-              R->Dim != 0) {
-            Why = "it uses " + builtinName(*R) + " at " +
-                  at(E->getBeginLoc(), AC) + " (a multi-dimensional block)";
-            return;
-          }
-        }
-      }
-      if (!Reassociate)
-        if (const Stmt *Acc = splitAccumulation(S)) {
-          Why = "the floating-point accumulation at " +
-                at(Acc->getBeginLoc(), AC) +
-                " is split across threads by the block size; another size "
-                "changes the rounding (reassociate=true allows it)";
-          return;
-        }
-      if (const auto *Lit = dyn_cast<IntegerLiteral>(S);
-          Lit && Lit->getValue() == uint64_t(B)) {
-        Why = "it uses the constant " + std::to_string(B) +
-              ", its block size, at " + at(Lit->getBeginLoc(), AC);
-        return;
-      }
-      if (const auto *Cmp = dyn_cast<BinaryOperator>(S);
-          Cmp && Cmp->isComparisonOp()) {
-        for (auto [Side, Other] : {std::pair(Cmp->getLHS(), Cmp->getRHS()),
-                                   std::pair(Cmp->getRHS(), Cmp->getLHS())}) {
-          std::optional<int64_t> C = evaluateInt(Other, AC, Body);
-          if (isBuiltin(stripCasts(Side), BuiltinVar::ThreadIdx) && C &&
-              *C > 32) {
-            Why = "it compares threadIdx.x with the constant " +
-                  std::to_string(*C) + " at " + at(Cmp->getBeginLoc(), AC);
-            return;
-          }
-        }
-      }
-      if (const auto *DS = dyn_cast<DeclStmt>(S)) {
-        for (const Decl *D : DS->decls())
-          if (const auto *V = dyn_cast<VarDecl>(D);
-              V && V->hasAttr<CUDASharedAttr>() && !Why)
-            Why = checkSharedArray(V, Body);
-        return;
-      }
-      const auto *Ref = dyn_cast<Expr>(S);
-      std::optional<BuiltinRef> R = Ref ? matchBuiltin(Ref) : std::nullopt;
-      if (!R || R->Var != BuiltinVar::BlockIdx || isa<CastExpr, ParenExpr>(S))
-        return;
-      const Stmt *Top = arithmeticContext(Ref, Parents);
-      GridUse This = mentions(Top, BuiltinVar::BlockDim) ? GridUse::PerThread
-                                                         : GridUse::PerBlock;
-      // A new grid can only cover at least as many threads as before, not
-      // exactly as many: the index must be checked against a bound.
-      if (This == GridUse::PerThread && !isBoundsChecked(Top, Parents, Body)) {
-        Why = "the thread index at " + at(Top->getBeginLoc(), AC) +
-              " is not compared with a bound (the kernel may rely on the "
-              "exact number of threads)";
-        return;
-      }
-      if (Use != GridUse::None && Use != This) {
-        Why = "it uses blockIdx.x both on its own and combined with "
-              "blockDim.x (at " +
-              at(Ref->getBeginLoc(), AC) + ")";
-        return;
-      }
-      Use = This;
-    });
-    return Why;
+    return std::nullopt;
   }
 
   std::optional<std::string> rewriteLaunchBounds() {

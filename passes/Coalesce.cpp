@@ -84,6 +84,7 @@
 #include "kopt/Analysis/AffineForm.h"
 #include "kopt/Analysis/BodyHazards.h"
 #include "kopt/Analysis/IndexClassifier.h"
+#include "kopt/Analysis/SharedMemory.h"
 #include "kopt/Pass/Pass.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -200,9 +201,6 @@ bool isPureToolkitFunction(const FunctionDecl *F, const SourceManager &SM) {
       return false;
   return !Name.ends_with("_sync");
 }
-
-/// The static shared memory a block may declare.
-constexpr uint64_t StaticSharedBytes = 48 * 1024;
 
 class CoalescePass : public KernelPass<CoalesceOptions> {
   /// The kernel's one store through a pointer parameter whose index is not
@@ -482,7 +480,7 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
     // the original, so it is refused. A copy not written for one block
     // keeps at least TileCapacity elements, for the blocks it cannot see.
     uint64_t Limit =
-        StaticSharedBytes / Ctx.getTypeSizeInChars(Elem).getQuantity();
+        StaticSharedLimit / Ctx.getTypeSizeInChars(Elem).getQuantity();
     uint64_t Capacity = Fixed ? 0 : TileCapacity;
     for (const LaunchSite *L : Launches) {
       const DimValue &D = L->Block.Value;

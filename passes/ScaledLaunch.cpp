@@ -47,21 +47,39 @@ std::optional<std::string> scaledLaunch(const LaunchSite &L,
     return std::nullopt;
   }
   std::string Args = join(P->Args, ", ");
-  std::string Rest;
-  for (std::size_t I = 1; I < P->Config.size(); ++I)
-    Rest += ", " + P->Config[I];
-  std::string S = std::to_string(Spec.Factor);
   std::string G = ScaledGridName;
+  unsigned NewBlock = Spec.BlockThreads ? Spec.BlockThreads : Spec.PackThreads;
+  std::string Rest, FastRest;
+  for (std::size_t I = 1; I < P->Config.size(); ++I) {
+    Rest += ", " + P->Config[I];
+    FastRest +=
+        ", " + (I == 1 && NewBlock ? std::to_string(NewBlock) : P->Config[I]);
+  }
+  std::string FastArgs = Args;
+  std::string FastGrid, Cond;
+  if (Spec.PackThreads) {
+    std::string Pk = std::to_string(Spec.PackThreads);
+    FastGrid = "(" + G + " + " + Pk + " - 1) / " + Pk;
+    Cond = G + " >= 1 && " + G + " <= 2147483647 - " + Pk;
+    FastArgs += std::string(Args.empty() ? "" : ", ") +
+                "static_cast<unsigned>(" + G + ")";
+  } else {
+    std::string S = Spec.BlockThreads ? "(" + P->Config[1] + ")"
+                                      : std::to_string(Spec.Factor);
+    FastGrid = G + " * " + S;
+    Cond = G + " >= 1 && " + G + " <= 2147483647 / " + S;
+    if (Spec.BlockThreads)
+      Cond = S + " >= 1 && " + Cond;
+  }
   std::string In = indentOf(Call->getBeginLoc(), HC);
-  std::string Cond = G + " >= 1 && " + G + " <= 2147483647 / " + S;
   if (Spec.Extra)
     if (std::string Extra = Spec.Extra(*P); !Extra.empty())
       Cond += " &&\n" + In + "      " + Extra;
   return "{\n" + In + "  // " + Spec.Comment + "\n" + In + "  const auto " + G +
          " = (" + P->Config[0] + ");\n" + In + "  if (" + Cond + ")\n" + In +
-         "    " + P->Callee + Spec.FastSuffix + "<<<" + G + " * " + S + Rest +
-         ">>>(" + Args + ");\n" + In + "  else\n" + In + "    " + P->Callee +
-         "<<<" + G + Rest + ">>>(" + Args + ");\n" + In + "}";
+         "    " + P->Callee + Spec.FastSuffix + "<<<" + FastGrid + FastRest +
+         ">>>(" + FastArgs + ");\n" + In + "  else\n" + In + "    " +
+         P->Callee + "<<<" + G + Rest + ">>>(" + Args + ");\n" + In + "}";
 }
 
 } // namespace

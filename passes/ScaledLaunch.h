@@ -9,6 +9,11 @@
 //     const auto kopt_grid = (grid);
 //     if (kopt_grid >= 1 && kopt_grid <= 2147483647 / S && <extra>)
 //       k<suffix><<<kopt_grid * S, block, ...>>>(a);
+//     (or, with BlockThreads T, a block of T threads for each thread:
+//      kopt_grid <= 2147483647 / (block) and <<<kopt_grid * (block), T, ...>>>;
+//      with PackThreads P, a thread for each block:
+//      <<<(kopt_grid + P - 1) / P, P, ...>>>(a,
+//      static_cast<unsigned>(kopt_grid)))
 //     else
 //       k<<<kopt_grid, block, ...>>>(a);
 //   }
@@ -42,6 +47,15 @@ extern const char *const ScaledGridName;
 
 struct ScaledLaunchSpec {
   unsigned Factor = 2;
+  /// When non-zero, the scaled branch runs one block of this many threads
+  /// for each thread of the launch as written: its grid is `grid * block`
+  /// (Factor is not used) and its block BlockThreads.
+  unsigned BlockThreads = 0;
+  /// When non-zero, the scaled branch runs each block of the launch as
+  /// written as one thread: blocks of PackThreads threads,
+  /// ceil(grid / PackThreads) of them, and the grid passed as a last
+  /// argument (`static_cast<unsigned>(kopt_grid)`).
+  unsigned PackThreads = 0;
   /// Appended to the callee in the scaled branch (a copy of the kernel).
   std::string FastSuffix;
   std::string Comment; ///< the first line in the braces, without `// `

@@ -51,6 +51,7 @@
 #include "kopt/Analysis/Names.h"
 #include "kopt/Analysis/ReReadLoops.h"
 #include "kopt/Analysis/ReductionTree.h"
+#include "kopt/Analysis/SharedMemory.h"
 #include "kopt/Pass/Pass.h"
 
 #include "clang/AST/Attr.h"
@@ -69,50 +70,6 @@ namespace {
 
 /// Vectors each thread loads before storing them into the cache.
 constexpr unsigned CopyBatch = 4;
-/// Static shared memory a block may use without opting in.
-constexpr uint64_t StaticSharedLimit = 48 * 1024;
-
-/// The bytes of the `__shared__` variables F and the functions it calls
-/// declare, or why they cannot be counted (an extern or unsized array).
-std::variant<uint64_t, std::string> staticSharedBytes(const FunctionDecl *F,
-                                                      ASTContext &AC) {
-  SmallPtrSet<const FunctionDecl *, 8> Seen;
-  SmallPtrSet<const VarDecl *, 8> Counted;
-  std::vector<const FunctionDecl *> Work{F};
-  uint64_t Bytes = 0;
-  std::optional<std::string> Why;
-  while (!Work.empty() && !Why) {
-    const FunctionDecl *G = Work.back();
-    Work.pop_back();
-    if (!Seen.insert(G).second || !G->getBody())
-      continue;
-    forEachSubStmt(G->getBody(), [&](const Stmt *S) {
-      if (const auto *C = dyn_cast<CallExpr>(S))
-        if (const FunctionDecl *Callee = C->getDirectCallee())
-          if (const FunctionDecl *Def = Callee->getDefinition())
-            Work.push_back(Def);
-      const auto *DS = dyn_cast<DeclStmt>(S);
-      if (!DS)
-        return;
-      for (const Decl *D : DS->decls()) {
-        const auto *V = dyn_cast<VarDecl>(D);
-        if (!V || !V->hasAttr<CUDASharedAttr>() || !Counted.insert(V).second)
-          continue;
-        QualType T = V->getType();
-        if (V->hasExternalStorage() || T->isIncompleteType() ||
-            T->isDependentType() || !T->isConstantSizeType())
-          Why = "'" + V->getNameAsString() +
-                "' is a shared array of run-time size";
-        else
-          Bytes += AC.getTypeSizeInChars(T).getQuantity();
-      }
-    });
-  }
-  if (Why)
-    return *Why;
-  return Bytes;
-}
-
 /// One row pointer the loops read again, and its cache.
 struct Row {
   CachedLoad Load;

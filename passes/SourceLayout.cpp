@@ -4,6 +4,7 @@
 
 #include "kopt/Analysis/CudaAST.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -208,6 +209,28 @@ std::optional<LaunchPieces> launchPieces(const CUDAKernelCallExpr *Call,
   if (P.Config.size() < 2 || P.Callee.empty())
     return std::nullopt;
   return P;
+}
+
+std::optional<std::tuple<unsigned, unsigned, std::string>>
+launchBoundsReplacement(const FunctionDecl *F, unsigned Threads,
+                        ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::string Bounds = "__launch_bounds__(" + std::to_string(Threads) + ")";
+  const auto *A = F->getAttr<CUDALaunchBoundsAttr>();
+  if (!A)
+    return std::make_tuple(
+        SM.getFileOffset(SM.getExpansionLoc(F->getLocation())), 0u,
+        Bounds + " ");
+  // The attribute is spelled through the __launch_bounds__ macro: its
+  // expansion range ends at the macro's ')'.
+  CharSourceRange R = SM.getExpansionRange(A->getRange());
+  if (!R.isValid() || !SM.isInMainFile(R.getBegin()))
+    return std::nullopt;
+  unsigned From = SM.getFileOffset(R.getBegin());
+  unsigned To = SM.getFileOffset(R.getEnd());
+  if (R.isTokenRange())
+    To += Lexer::MeasureTokenLength(R.getEnd(), SM, Ctx.getLangOpts());
+  return std::make_tuple(From, To - From, Bounds);
 }
 
 } // namespace kopt

@@ -91,6 +91,13 @@ std::string bodyStatements(
     std::vector<std::tuple<unsigned, unsigned, std::string>> Replacements,
     llvm::StringRef Indent, clang::ASTContext &Ctx);
 
+/// The edit that makes a copy of F's definition declare
+/// __launch_bounds__(Threads): F's own attribute replaced, or one inserted
+/// before F's name; none when F's attribute is not written in the main file.
+std::optional<std::tuple<unsigned, unsigned, std::string>>
+launchBoundsReplacement(const clang::FunctionDecl *F, unsigned Threads,
+                        clang::ASTContext &Ctx);
+
 /// A launch `callee<<<config>>>(args)` as written, for passes that re-launch
 /// it: the callee's text, the configuration arguments the user wrote
 /// (grid, block, then shared bytes and stream where given) and the call's

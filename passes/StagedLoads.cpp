@@ -62,6 +62,7 @@
 #include "VectorCarrier.h"
 #include "kopt/Analysis/ElementwiseLoop.h"
 #include "kopt/Analysis/ReductionTree.h"
+#include "kopt/Analysis/SharedMemory.h"
 #include "kopt/Pass/Pass.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -127,10 +128,15 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
     const KernelInfo &K = KC.kernel();
     if (K.IsTemplate)
       return KC.missed("loads not staged: template kernels are not handled");
+    Added = 0;
     for (const LoopInfo &L : K.Loops)
       if (L.K == LoopInfo::BlockStride && L.For)
         stageLoop(KC, L);
   }
+
+  /// Shared memory this pass added to the kernel so far (the AST does not
+  /// show it until the next parse).
+  uint64_t Added = 0;
 
   void stageLoop(KernelContext &KC, const LoopInfo &L) {
     PassContext &Ctx = KC.pass();
@@ -193,9 +199,13 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
             whyBodyMayStore(R.Body, ElementWrites, AC))
       return Missed(*Why + "; a staged element is read before the writes "
                            "of the iterations before it");
-    if (std::optional<Refusal> Why =
-            checkUniformControl(K.Decl, L.For, "the loop", AC))
-      return Missed(Why->Message + " (the staging adds barriers)");
+    if (std::optional<Refusal> Why = checkUniformControl(
+            K.Decl, L.For, "the loop", AC, options().InBranches))
+      return Missed(Why->Message +
+                    (options().InBranches
+                         ? " (the staging adds barriers)"
+                         : " (the staging adds barriers; in-branches=true "
+                           "allows ifs on values the whole block shares)"));
     auto Sizes = warpMultipleBlockSizes(Ctx.info(), K);
     if (auto *Why = std::get_if<std::string>(&Sizes))
       return Missed(*Why);
@@ -204,6 +214,16 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
       return Missed("the launches use " + Twine(S.size()) +
                     " block sizes; the shared buffer is sized for one");
     int64_t B = *S.begin();
+    uint64_t Bytes = 0;
+    for (const VectorPointer *V : Staged)
+      Bytes += uint64_t(U) * B * P.Width * V->ElementBytes;
+    std::variant<uint64_t, std::string> Have = staticSharedBytes(K.Decl, AC);
+    if (auto *Why = std::get_if<std::string>(&Have))
+      return Missed(*Why);
+    if (std::get<uint64_t>(Have) + Added + Bytes > StaticSharedLimit)
+      return Missed("the kernel's " + Twine(std::get<uint64_t>(Have) + Added) +
+                    " bytes of shared memory and the stage's " + Twine(Bytes) +
+                    " exceed " + Twine(StaticSharedLimit) + " (lower vectors)");
     for (const VectorPointer &V : P.Pointers)
       if (StringRef(V.Name).starts_with("kopt_"))
         return Missed("'" + V.Name + "' starts with 'kopt_'");
@@ -306,6 +326,7 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
     for (const VectorPointer &V : P.Pointers)
       if (V.Writes)
         Written += (Written.empty() ? "'" : ", '") + V.Name + "'";
+    Added += Bytes;
     KC.applied(L.Loc, "staged " + Names + " through shared memory as " +
                           "vector loads (" + Us + " per thread, blocks of " +
                           Bs + " threads); each thread reads its own " +

@@ -64,6 +64,10 @@ namespace kopt {
 
 namespace {
 
+/// Loops of at most this many iterations may sit in a one-element-per-thread
+/// region that is vectorized (a 3 x 3 stencil, a 2 x 2 x 2 pool window).
+constexpr int64_t MaxInnerTrips = 16;
+
 class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
   void runOnKernel(KernelContext &KC) override {
     PassContext &Ctx = KC.pass();
@@ -328,10 +332,37 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
                     " loop: " + describe(P) + Exact + disjointRangesNote(P));
   }
 
+  /// A loop in the element's region whose trip count is not a small
+  /// constant: W elements a thread would run W such loops one after another
+  /// on W times fewer threads.
+  static const Stmt *longLoopIn(const KernelInfo &K, const ElementRegion &R) {
+    const Stmt *Found = nullptr;
+    forEachSubStmt(R.Body, [&](const Stmt *S) {
+      if (Found || !isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S))
+        return;
+      const LoopInfo *L = nullptr;
+      for (const LoopInfo &I : K.Loops)
+        if (I.For == S)
+          L = &I;
+      if (!L || !L->TripCount || *L->TripCount > MaxInnerTrips)
+        Found = S;
+    });
+    return Found;
+  }
+
   void vectorizeOnePerThread(PassContext &Ctx, const KernelInfo &K,
                              const ElementRegion &R) {
     ASTContext &AC = Ctx.deviceContext();
     StringRef Code = Ctx.source().Code;
+    if (const Stmt *Loop = longLoopIn(K, R)) {
+      Ctx.missed(K.Name, lineCol(Loop->getBeginLoc(), AC),
+                 "one-element-per-thread kernel not vectorized: each element "
+                 "runs a loop without a constant trip count of at most " +
+                     Twine(MaxInnerTrips) +
+                     ", so W elements a thread would run W loops one after "
+                     "another on W times fewer threads");
+      return;
+    }
     Decision<VectorPlan> Plan = planVectorAccesses(
         K, R, Ctx.deviceContext(), options().Width, options().Reassociate);
     if (auto *Why = std::get_if<Refusal>(&Plan)) {

@@ -1,7 +1,10 @@
 //===- ControlFlow.cpp - Which statements run every time ------------------===//
 
 #include "kopt/Analysis/ControlFlow.h"
+#include "kopt/Analysis/CudaAST.h"
+#include "kopt/Analysis/Mutation.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
@@ -42,6 +45,49 @@ const Stmt *guardOf(const Stmt *S, const Stmt *Body, ParentMap &Parents) {
 
 bool runsWheneverBodyRuns(const Stmt *S, const Stmt *Body, ParentMap &Parents) {
   return guardOf(S, Body, Parents) == nullptr;
+}
+
+namespace {
+
+bool uniformIn(const Expr *E, const FunctionDecl *F, int Depth) {
+  if (Depth > 8)
+    return false;
+  if (std::optional<BuiltinRef> R = matchBuiltin(E))
+    return R->Var != BuiltinVar::ThreadIdx;
+  E = E->IgnoreParenImpCasts();
+  if (isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
+          CharacterLiteral>(E))
+    return true;
+  if (const auto *R = dyn_cast<DeclRefExpr>(E)) {
+    if (isa<EnumConstantDecl>(R->getDecl()))
+      return true;
+    const auto *V = dyn_cast<VarDecl>(R->getDecl());
+    if (!V || !V->hasLocalStorage() || V->getType()->isReferenceType() ||
+        isModifiedIn(V, F->getBody()))
+      return false;
+    if (isa<ParmVarDecl>(V))
+      return F->hasAttr<CUDAGlobalAttr>();
+    return V->getInit() && uniformIn(V->getInit(), F, Depth + 1);
+  }
+  if (const auto *C = dyn_cast<CastExpr>(E))
+    return uniformIn(C->getSubExpr(), F, Depth);
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    return !U->isIncrementDecrementOp() && U->getOpcode() != UO_Deref &&
+           U->getOpcode() != UO_AddrOf && uniformIn(U->getSubExpr(), F, Depth);
+  if (const auto *B = dyn_cast<BinaryOperator>(E))
+    return !B->isAssignmentOp() && B->getOpcode() != BO_Comma &&
+           uniformIn(B->getLHS(), F, Depth) && uniformIn(B->getRHS(), F, Depth);
+  if (const auto *C = dyn_cast<ConditionalOperator>(E))
+    return uniformIn(C->getCond(), F, Depth) &&
+           uniformIn(C->getTrueExpr(), F, Depth) &&
+           uniformIn(C->getFalseExpr(), F, Depth);
+  return false;
+}
+
+} // namespace
+
+bool isBlockUniform(const Expr *E, const FunctionDecl *F) {
+  return E && F && F->getBody() && uniformIn(E, F, 0);
 }
 
 } // namespace kopt

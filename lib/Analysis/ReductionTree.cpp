@@ -2,6 +2,7 @@
 
 #include "kopt/Analysis/ReductionTree.h"
 #include "kopt/Analysis/BodyHazards.h"
+#include "kopt/Analysis/ControlFlow.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
@@ -186,19 +187,41 @@ std::string brief(StringRef Text) {
   return First.size() < Text.size() ? First.str() + " ..." : First.str();
 }
 
+/// True if every thread of the block takes return R or none does: only
+/// compound statements and branches of ifs on block-uniform conditions
+/// (isBlockUniform) lie between R and Body.
+bool blockReturns(const Stmt *R, const FunctionDecl *F, ParentMap &Parents) {
+  const Stmt *Body = F->getBody();
+  const Stmt *Child = R;
+  for (const Stmt *P = Parents.getParent(R); P && Child != Body;
+       Child = P, P = Parents.getParent(P)) {
+    if (isa<CompoundStmt>(P))
+      continue;
+    const auto *If = dyn_cast<IfStmt>(P);
+    if (!If || If->getInit() || Child == If->getCond() ||
+        !isBlockUniform(If->getCond(), F))
+      return false;
+  }
+  return true;
+}
+
 /// Statements and expressions that break uniform control flow before a
 /// point: a return (some threads may leave) or a goto (anywhere).
-const Stmt *findEarlyExit(const Stmt *S, SourceLocation Before,
-                          ASTContext &AC) {
+const Stmt *findEarlyExit(const FunctionDecl *F, SourceLocation Before,
+                          ASTContext &AC, bool UniformBranches) {
   const SourceManager &SM = AC.getSourceManager();
+  const Stmt *S = F->getBody();
+  ParentMap Parents(const_cast<Stmt *>(S));
   for (const BoundNodes &N :
        match(findAll(stmt(anyOf(gotoStmt(), indirectGotoStmt(), returnStmt()),
                           unless(hasAncestor(lambdaExpr())))
                          .bind("s")),
              *S, AC)) {
     const auto *X = N.getNodeAs<Stmt>("s");
-    if (!isa<ReturnStmt>(X) ||
-        SM.isBeforeInTranslationUnit(X->getBeginLoc(), Before))
+    if (!isa<ReturnStmt>(X))
+      return X;
+    if (SM.isBeforeInTranslationUnit(X->getBeginLoc(), Before) &&
+        !(UniformBranches && blockReturns(X, F, Parents)))
       return X;
   }
   return nullptr;
@@ -383,14 +406,21 @@ std::optional<Refusal> checkTreeOperation(const ReductionTree &T,
 /// only compound statements enclose it, nothing in its own expression
 /// evaluates it conditionally, no return precedes it and F has no goto.
 std::optional<Refusal> checkUniformControl(const FunctionDecl *F, const Stmt *E,
-                                           const char *What, ASTContext &AC) {
+                                           const char *What, ASTContext &AC,
+                                           bool UniformBranches) {
   ParentMap Parents(F->getBody());
   const SourceManager &SM = AC.getSourceManager();
   const Stmt *Child = E;
   for (const Stmt *P = Parents.getParent(E); P;
        Child = P, P = Parents.getParent(P)) {
     bool Conditional = false;
-    if (const auto *CO = dyn_cast<AbstractConditionalOperator>(P))
+    if (const auto *If = dyn_cast<IfStmt>(P); If && UniformBranches)
+      // A branch on a value every thread of the block shares sends the
+      // whole block one way.
+      Conditional =
+          Child != If->getCond() && (If->getInit() || If->isConsteval() ||
+                                     !isBlockUniform(If->getCond(), F));
+    else if (const auto *CO = dyn_cast<AbstractConditionalOperator>(P))
       Conditional = Child != CO->getCond();
     else if (const auto *B = dyn_cast<BinaryOperator>(P))
       Conditional = B->isLogicalOp() && Child == B->getRHS();
@@ -404,7 +434,8 @@ std::optional<Refusal> checkUniformControl(const FunctionDecl *F, const Stmt *E,
                          ": threads may not all reach it",
                      lineCol(E->getBeginLoc(), AC)};
   }
-  if (const Stmt *Exit = findEarlyExit(F->getBody(), E->getBeginLoc(), AC))
+  if (const Stmt *Exit =
+          findEarlyExit(F, E->getBeginLoc(), AC, UniformBranches))
     return Refusal{std::string(isa<ReturnStmt>(Exit) ? "a return" : "a goto") +
                        " at " + str(lineCol(Exit->getBeginLoc(), AC)) +
                        " may let some threads skip " + What,

@@ -42,9 +42,11 @@ struct Access {
 
 class Planner : KernelPlanner {
 public:
-  Planner(const KernelInfo &K, ASTContext &Ctx)
+  Planner(const KernelInfo &K, ASTContext &Ctx, unsigned Threads,
+          bool Reassociate)
       : KernelPlanner(K, Ctx), Body(K.Decl->getBody()),
-        Parents(const_cast<Stmt *>(Body)) {}
+        Parents(const_cast<Stmt *>(Body)), Threads(Threads),
+        Reassociate(Reassociate) {}
 
   Decision<RowThreadsPlan> run() {
     if (std::optional<Refusal> Why = checkKernel())
@@ -54,10 +56,12 @@ public:
     if (std::optional<Refusal> Why = checkAccesses())
       return *Why;
     if (none_of(Plan.Loops, [](const RowLoop &L) { return L.Split; }))
-      return refuse(nullptr, "no loop of the row can be split among its "
-                             "threads (each one carries state or writes "
-                             "nothing): more threads would repeat the same "
-                             "work");
+      return NotReduced
+                 ? *NotReduced
+                 : refuse(nullptr, "no loop of the row can be split among its "
+                                   "threads (each one carries state or writes "
+                                   "nothing): more threads would repeat the "
+                                   "same work");
     return Plan;
   }
 
@@ -79,14 +83,14 @@ private:
     if (std::optional<std::string> Hidden = hiddenPointer(K.Decl, Ctx))
       return refuse(nullptr, *Hidden);
     std::optional<Refusal> Why;
-    SmallPtrSet<const Stmt *, 8> Builtins;
+    SmallVector<const Stmt *, 8> Builtins; // in source order, for remarks
     forEachSubStmt(Body, [&](const Stmt *S) {
       if (Why)
         return;
       if (isa<AsmStmt>(S))
         Why = refuse(S, "the kernel has inline assembly");
       else if (const auto *E = dyn_cast<Expr>(S); E && matchBuiltin(E))
-        Builtins.insert(S);
+        Builtins.push_back(S);
       else if (const auto *VD = dyn_cast<DeclStmt>(S)) {
         for (const Decl *D : VD->decls())
           if (const auto *V = dyn_cast<VarDecl>(D);
@@ -174,8 +178,59 @@ private:
         if (!Inside.count(V) || (L.For && V == loopVar(L.For)))
           Carries = true;
       });
+      if (Carries && L.For) {
+        std::optional<Refusal> Why = planReduction(L);
+        Carries = Why.has_value();
+        if (Why && !NotReduced)
+          NotReduced = *Why;
+      }
       LoopCarries.push_back(Carries);
     }
+    return std::nullopt;
+  }
+
+  /// Splits L when all it carries is accumulators that may be combined
+  /// (exact, or reassociation allowed); why not otherwise.
+  std::optional<Refusal> planReduction(RowLoop &L) {
+    Decision<std::vector<Accumulator>> D = loopAccumulators(L.For, Ctx);
+    if (auto *Why = std::get_if<Refusal>(&D))
+      return Refusal{"the loop carries more than a reduction: " + Why->Message,
+                     Why->Loc};
+    std::vector<Accumulator> &Accs = std::get<std::vector<Accumulator>>(D);
+    if (Accs.empty())
+      return refuse(L.For, "the loop changes its own counter");
+    for (const Accumulator &A : Accs)
+      if (!A.Exact && !Reassociate)
+        return refuse(L.For, "the loop sums the floating-point '" +
+                                 A.Var->getName() +
+                                 "': dividing it among the row's threads "
+                                 "adds in another order (reassociate=true "
+                                 "allows it; results may differ in "
+                                 "rounding)");
+    std::optional<CountedLoop> CL = matchCountedLoop(L.For);
+    if (!CL || !isa<DeclStmt>(L.For->getInit()) ||
+        (CL->Step && !isOne(CL->Step)) ||
+        isModifiedIn(CL->Var, L.For->getBody()))
+      return refuse(L.For, "the reduction loop is not 'for (T i = s; i < n; "
+                           "++i)' with i unchanged in its body");
+    if (std::optional<Refusal> Why = checkCounter(*CL))
+      return Why;
+    if (leavesEarly(L.For))
+      return refuse(L.For, "the reduction loop leaves early (break or "
+                           "return): its threads would stop at different "
+                           "places");
+    std::optional<int64_t> From = evaluateInt(CL->Init, Ctx, Body);
+    std::optional<int64_t> To = evaluateInt(CL->Bound, Ctx, Body);
+    if (From && To && *To - *From + (CL->Inclusive ? 1 : 0) < Threads)
+      return refuse(L.For, "the reduction loop runs " +
+                               Twine(std::max<int64_t>(
+                                   0, *To - *From + (CL->Inclusive ? 1 : 0))) +
+                               " iterations, fewer than the row's " +
+                               Twine(Threads) + " threads");
+    L.Var = CL->Var;
+    L.Init = CL->Init;
+    L.Split = true;
+    L.Accumulators = std::move(Accs);
     return std::nullopt;
   }
 
@@ -539,6 +594,11 @@ private:
   std::vector<const Stmt *> LoopStmts;
   std::vector<bool> LoopCarries;
   std::vector<Access> Accesses;
+  unsigned Threads;
+  bool Reassociate;
+  /// Why the first loop that carries state could not be split as a
+  /// reduction (the refusal when no loop is split at all).
+  std::optional<Refusal> NotReduced;
   /// The offset every in-loop access of a written parameter adds to the
   /// counter (see counterOffset).
   DenseMap<const ParmVarDecl *, std::string> Offsets;
@@ -546,10 +606,11 @@ private:
 
 } // namespace
 
-Decision<RowThreadsPlan> planRowThreads(const KernelInfo &K, ASTContext &Ctx) {
+Decision<RowThreadsPlan> planRowThreads(const KernelInfo &K, ASTContext &Ctx,
+                                        unsigned Threads, bool Reassociate) {
   if (!K.Decl || !K.Decl->getBody())
     return Refusal{"the kernel has no body", K.Loc};
-  return Planner(K, Ctx).run();
+  return Planner(K, Ctx, Threads, Reassociate).run();
 }
 
 } // namespace kopt

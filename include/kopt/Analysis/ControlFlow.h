@@ -10,6 +10,7 @@
 #ifndef KOPT_ANALYSIS_CONTROLFLOW_H
 #define KOPT_ANALYSIS_CONTROLFLOW_H
 
+#include "clang/AST/Decl.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/Stmt.h"
 
@@ -28,6 +29,14 @@ bool runsWheneverBodyRuns(const clang::Stmt *S, const clang::Stmt *Body,
 /// runs whenever Body runs.
 const clang::Stmt *guardOf(const clang::Stmt *S, const clang::Stmt *Body,
                            clang::ParentMap &Parents);
+
+/// True if E, in function F, has one value in every thread of a block, so
+/// that a branch on it sends the whole block one way: it reads only
+/// blockIdx, blockDim, gridDim, constants, and variables F never changes:
+/// F's parameters when F is a kernel (a device function's arguments may
+/// differ between threads) and locals initialized from such values; no
+/// memory, call or threadIdx.
+bool isBlockUniform(const clang::Expr *E, const clang::FunctionDecl *F);
 
 } // namespace kopt
 

@@ -87,10 +87,13 @@ std::optional<Refusal> checkTreeOperation(const ReductionTree &T,
 /// compound statements enclose it, nothing in its own expression evaluates
 /// it conditionally, no return precedes it and F has no goto. What names E
 /// in the refusal ("the tree", "the call").
+/// With UniformBranches, an if whose condition every thread of the block
+/// shares (isBlockUniform), and a return under such ifs, do not count.
 std::optional<Refusal> checkUniformControl(const clang::FunctionDecl *F,
                                            const clang::Stmt *E,
                                            const char *What,
-                                           clang::ASTContext &AC);
+                                           clang::ASTContext &AC,
+                                           bool UniformBranches = false);
 
 /// Why the uses of A in F are not all inside Trees or reads of A[0];
 /// AllowedCalls are (call, argument index) pairs that may pass A.

@@ -41,12 +41,23 @@
 //     carrying loops would add work, not divide it); loops that write
 //     memory are for loops.
 //
+// A loop whose only carried state is accumulators (LoopAccumulators.h) is
+// split too, when each accumulator is exact or Reassociate allows it: each
+// thread of the row folds its own iterations into its copy (a sum's copy
+// starts from zero in every thread but the row's first, which keeps the
+// value before the loop; a maximum's or minimum's starts from that value in
+// all of them), and right after the loop the copies are combined so that
+// every thread of the row holds the same total again. The loop has the
+// split loop's form, does not leave early and does not run a constant
+// number of iterations smaller than the row's threads.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef KOPT_ANALYSIS_ROWTHREADS_H
 #define KOPT_ANALYSIS_ROWTHREADS_H
 
 #include "kopt/Analysis/KernelInfo.h"
+#include "kopt/Analysis/LoopAccumulators.h"
 #include "kopt/Analysis/Refusal.h"
 
 #include "clang/AST/ASTContext.h"
@@ -65,6 +76,8 @@ struct RowLoop {
   /// Statements of a carrying loop that store to memory; each runs only in
   /// the thread that owns the element (lane == Var mod G).
   std::vector<const clang::Stmt *> OwnedStores;
+  /// What a split loop carries, combined among the row's threads after it.
+  std::vector<Accumulator> Accumulators;
 };
 
 struct RowThreadsPlan {
@@ -73,11 +86,23 @@ struct RowThreadsPlan {
   std::vector<RowLoop> Loops;
   /// Statements outside loops that store to memory: lane 0 runs them.
   std::vector<const clang::Stmt *> LaneZeroStores;
+
+  /// Whether a loop's accumulators are combined among the row's threads
+  /// (they must then be able to exchange values).
+  bool combines() const {
+    for (const RowLoop &L : Loops)
+      if (!L.Accumulators.empty())
+        return true;
+    return false;
+  }
 };
 
-/// Whether K can run with several threads per row, and how.
+/// Whether K can run with Threads threads per row, and how. Reassociate
+/// lets loops that carry a floating-point sum be split (LoopAccumulators.h);
+/// a reduction loop of fewer constant iterations than Threads is not split.
 Decision<RowThreadsPlan> planRowThreads(const KernelInfo &K,
-                                        clang::ASTContext &Ctx);
+                                        clang::ASTContext &Ctx,
+                                        unsigned Threads, bool Reassociate);
 
 } // namespace kopt
 

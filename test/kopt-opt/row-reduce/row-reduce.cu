@@ -12,7 +12,9 @@
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
 
-// CHECK-DAG: row-reduce.cu:[[@LINE+1]]:17: remark: 'norm_rows_kopt_rows' runs each row of 'row' on 32 threads: 1 loop split among them, 2 run by each in the original order, 1 stores outside loops by one; 1 launch run it with 32x the grid [-Rpass=row-reduce]
+// The maximum (fmaxf: exact) is split and combined; the float sum is not
+// without reassociate=true.
+// CHECK-DAG: row-reduce.cu:[[@LINE+1]]:17: remark: 'norm_rows_kopt_rows' runs each row of 'row' on 32 threads: 2 loops split among them (1 combining a reduction after it), 1 run by each in the original order, 1 stores outside loops by one; 1 launch run it with 32x the grid [-Rpass=row-reduce]
 __global__ void norm_rows(const float *__restrict__ x, float *__restrict__ y,
                           float *__restrict__ scale, int rows, int n) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -36,8 +38,12 @@ __global__ void norm_rows(const float *__restrict__ x, float *__restrict__ y,
 // OUT-NEXT:       static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
 // OUT-NEXT:   const unsigned kopt_lane = static_cast<unsigned>(kopt_t % 32u);
 // OUT-NEXT:   int row = static_cast<unsigned int>(kopt_t / 32u);
-// OUT:        for (int j = 0; j < n; j++)
-// OUT-NEXT:     top = fmaxf(top, in[j]);
+// OUT:        { // kopt row-reduce: each thread folds its share into 'top', combined after the loop
+// OUT-NEXT:   for (long long kopt_i = kopt_lane;
+// OUT-NEXT:        kopt_i < static_cast<long long>(n); kopt_i += 32) { const int j = static_cast<int>(kopt_i); top = fmaxf(top, in[j]); }
+// OUT-NEXT:   for (unsigned kopt_o = 16u; kopt_o > 0u; kopt_o /= 2u)
+// OUT-NEXT:     top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, kopt_o, 32));
+// OUT-NEXT:   }
 // OUT:        for (int j = 0; j < n; j++)
 // OUT-NEXT:     sum += expf(in[j] - top);
 // OUT:        for (long long kopt_i = kopt_lane;
@@ -46,6 +52,8 @@ __global__ void norm_rows(const float *__restrict__ x, float *__restrict__ y,
 // OUT-NEXT:     out[j] = expf(in[j] - top) / sum;
 // OUT:        { if (kopt_lane == 0u) scale[row] = sum; }
 // EIGHT: const unsigned kopt_lane = static_cast<unsigned>(kopt_t % 8u);
+// EIGHT-NEXT: const unsigned kopt_mask = ((1u << 8) - 1u) << (threadIdx.x % 32u / 8u * 8u);
+// EIGHT: top = fmaxf(top, __shfl_xor_sync(kopt_mask, top, kopt_o, 8));
 // EIGHT: kopt_i += 8)
 // EIGHT: norm_rows_kopt_rows<<<kopt_grid * 8, threads>>>
 
@@ -102,7 +110,7 @@ __global__ void reads_back(float *__restrict__ y, const float *__restrict__ x,
   }
 }
 
-// CHECK-DAG: row-reduce.cu:[[@LINE+1]]:17: remark: thread-per-row kernel not re-mapped: no loop of the row can be split among its threads (each one carries state or writes nothing): more threads would repeat the same work [-Rpass-missed=row-reduce]
+// CHECK-DAG: row-reduce.cu:[[@LINE+7]]:5: remark: thread-per-row kernel not re-mapped: the loop sums the floating-point 's': dividing it among the row's threads adds in another order (reassociate=true allows it; results may differ in rounding) [-Rpass-missed=row-reduce]
 __global__ void dot_rows(const float *__restrict__ a,
                          const float *__restrict__ b, float *__restrict__ out,
                          int rows, int n) {
@@ -288,4 +296,4 @@ void launch(const float *x, float *y, float *scale, float *p, int *hits,
   two_offsets<<<rows, 1>>>(x, y, rows, n);
   varying_offset<<<rows, 1>>>(x, y, rows, n);
 }
-// THREE: remark: thread-per-row kernel not re-mapped: threads-per-row=3 is not a power of two from 2 to 32
+// THREE: remark: thread-per-row kernel not re-mapped: threads-per-row=3 is not a power of two from 2 to 1024

@@ -7,6 +7,8 @@
 // RUN: kopt-opt %t.cu -passes=staged-loads -o %t.again.cu
 // RUN: diff %t.cu %t.again.cu
 // RUN: kopt-opt %s -passes='staged-loads{vectors=4}' -o - | FileCheck %s --check-prefix=FOUR
+// RUN: kopt-opt %s -passes='staged-loads{in-branches=true}' -Rpass=staged-loads -Rpass-missed=staged-loads -o %t.branch.cu 2>&1 | FileCheck %s --check-prefix=BRANCH
+// RUN: %if cuda-toolkit %{ %nvcc_check %t.branch.cu %}
 // RUN: kopt-opt %s -passes='staged-loads{vectors=9}' -Rpass-missed=staged-loads -o /dev/null 2>&1 | FileCheck %s --check-prefix=NINE
 // REQUIRES: filecheck
 #include <cuda_bf16.h>
@@ -195,13 +197,45 @@ __global__ void via_local(const float *x, float *out, int n) {
   }
 }
 
-// Some threads skip the loop: the barriers would hang.
-// CHECK-DAG: staged-loads.cu:[[@LINE+4]]:5: remark: block-stride loop not staged: the loop is inside 'if (flag) {{.*}}' at [[@LINE+3]]:3: threads may not all reach it (the staging adds barriers) [-Rpass-missed=staged-loads]
+// An if on a kernel parameter sends the whole block one way: staged only
+// with in-branches=true.
+// CHECK-DAG: staged-loads.cu:[[@LINE+5]]:5: remark: block-stride loop not staged: the loop is inside 'if (flag) {{.*}}' at [[@LINE+4]]:3: threads may not all reach it (the staging adds barriers; in-branches=true allows ifs on values the whole block shares) [-Rpass-missed=staged-loads]
+// BRANCH-DAG: staged-loads.cu:[[@LINE+4]]:5: remark: staged 'x' through shared memory
 __global__ void guarded(const float *x, float *out, int n, bool flag) {
   float s = 0.0f;
   if (flag)
     for (int j = threadIdx.x; j < n; j += blockDim.x)
       s += x[j];
+  out[threadIdx.x] = s;
+}
+
+// Some threads skip the loop, or leave before it: the barriers would hang.
+// BRANCH-DAG: staged-loads.cu:[[@LINE+4]]:5: remark: block-stride loop not staged: the loop is inside 'if (threadIdx.x < n) {{.*}}' at [[@LINE+3]]:3: threads may not all reach it (the staging adds barriers) [-Rpass-missed=staged-loads]
+__global__ void per_thread_if(const float *x, float *out, int n) {
+  float s = 0.0f;
+  if (threadIdx.x < n)
+    for (int j = threadIdx.x; j < n; j += blockDim.x)
+      s += x[j];
+  out[threadIdx.x] = s;
+}
+// BRANCH-DAG: staged-loads.cu:[[@LINE+5]]:3: remark: block-stride loop not staged: a return at [[@LINE+4]]:5 may let some threads skip the loop (the staging adds barriers) [-Rpass-missed=staged-loads]
+__global__ void early_exit(const float *x, float *out, int n) {
+  float s = 0.0f;
+  if (x[threadIdx.x] < 0.0f)
+    return;
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    s += x[j];
+  out[threadIdx.x] = s;
+}
+// A return under an if on blockIdx.x leaves with the whole block.
+// BRANCH-DAG: staged-loads.cu:[[@LINE+6]]:3: remark: staged 'x' through shared memory
+__global__ void block_exit(const float *x, float *out, int n, int rows) {
+  float s = 0.0f;
+  const int row = blockIdx.x;
+  if (row >= rows)
+    return;
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    s += x[j];
   out[threadIdx.x] = s;
 }
 
@@ -249,6 +283,9 @@ void launch(const __nv_bfloat16 *xb, const float *x, const double *d,
   scale<<<1, 256>>>(f, n);
   histogram<<<1, 256>>>(xi, hist, n);
   guarded<<<1, 256>>>(x, f, n, flag);
+  per_thread_if<<<1, 256>>>(x, f, n);
+  early_exit<<<1, 256>>>(x, f, n);
+  block_exit<<<4, 256>>>(x, f, n, 3);
   two_sizes<<<1, 128>>>(x, f, n);
   two_sizes<<<1, 256>>>(x, f, n);
   runtime_size<<<1, threads>>>(x, f, n);

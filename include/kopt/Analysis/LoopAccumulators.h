@@ -1,0 +1,62 @@
+//===- LoopAccumulators.h - What a loop only accumulates into -*- C++ -*-===//
+//
+// A loop whose iterations are divided among threads may still carry state
+// from one iteration to the next, if that state is a reduction: each thread
+// folds its own iterations into a private copy, and the copies are combined
+// afterwards. This analysis says when the state a loop carries is nothing
+// but such accumulators:
+//
+//   * every variable declared outside the loop that the loop writes (its
+//     own counter's step aside) is an accumulator: each write is
+//     `v += e`, `v -= e`, `v = v + e`, `v = e + v`, `v = v - e`, `++v`,
+//     `v++`, `--v`, `v--` (a sum), or `v = f(v, e)` / `v = f(e, v)` with f
+//     one of fmaxf, fmax, max (a maximum) or fminf, fmin, min (a minimum);
+//     one kind per variable;
+//   * e reads no accumulator of the loop, and nothing else in the loop
+//     reads one: a thread's partial value decides nothing;
+//   * the variable is a built-in integer or floating-point scalar that
+//     __shfl_xor_sync carries (int, unsigned, long long, float, double and
+//     their kin of 32 and 64 bits).
+//
+// What is exact: integer sums (wrapping addition is associative and
+// commutative), integer maxima and minima, and floating-point maxima and
+// minima through fmaxf/fminf/fmax/fmin (which return the other operand of a
+// NaN, and so do not depend on the order either). A floating-point sum in
+// another order rounds differently: Accumulator::Exact is false.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_ANALYSIS_LOOPACCUMULATORS_H
+#define KOPT_ANALYSIS_LOOPACCUMULATORS_H
+
+#include "kopt/Analysis/Refusal.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Stmt.h"
+
+#include <string>
+#include <vector>
+
+namespace kopt {
+
+struct Accumulator {
+  enum KindT { Sum, Max, Min };
+  const clang::VarDecl *Var = nullptr;
+  KindT Kind = Sum;
+  /// The function that combines two partial values of a maximum or
+  /// minimum, as the loop calls it (`fmaxf`); empty for sums.
+  std::string Combine;
+  /// Whether combining partial values in another order gives the same bits.
+  bool Exact = true;
+};
+
+/// The accumulators Loop carries, one for each variable declared outside
+/// it that it writes, or why its state is more than that. A loop that
+/// writes no outer variable has none.
+Decision<std::vector<Accumulator>> loopAccumulators(const clang::ForStmt *Loop,
+                                                    clang::ASTContext &Ctx);
+
+} // namespace kopt
+
+#endif // KOPT_ANALYSIS_LOOPACCUMULATORS_H

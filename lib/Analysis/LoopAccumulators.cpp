@@ -1,0 +1,176 @@
+//===- LoopAccumulators.cpp - Variables a loop only accumulates into ------===//
+//
+// See LoopAccumulators.h. Each write to an outer variable in the loop is
+// matched against the update forms; then every reference to an accumulator
+// in the loop must lie in one of its own updates, on the updated side or as
+// the old value the update reads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kopt/Analysis/LoopAccumulators.h"
+#include "kopt/Analysis/CudaAST.h"
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace kopt {
+
+namespace {
+
+/// One matched update `v op= e`: the variable, its kind, the combining
+/// function's name for maxima and minima, and the references to v that the
+/// update itself makes (the target and the old value it reads).
+struct Update {
+  const VarDecl *Var = nullptr;
+  Accumulator::KindT Kind = Accumulator::Sum;
+  std::string Combine;
+  SmallVector<const Expr *, 2> OwnRefs;
+};
+
+std::optional<Accumulator::KindT> minMaxKind(StringRef Callee) {
+  return StringSwitch<std::optional<Accumulator::KindT>>(Callee)
+      .Case("fmaxf", Accumulator::Max)
+      .Case("fmax", Accumulator::Max)
+      .Case("max", Accumulator::Max)
+      .Case("fminf", Accumulator::Min)
+      .Case("fmin", Accumulator::Min)
+      .Case("min", Accumulator::Min)
+      .Default(std::nullopt);
+}
+
+/// `v = f(v, e)` / `v = f(e, v)` for a maximum or minimum f.
+std::optional<Update> matchMinMax(const VarDecl *V, const Expr *Target,
+                                  const Expr *RHS) {
+  const auto *C = dyn_cast<CallExpr>(RHS->IgnoreParenImpCasts());
+  const FunctionDecl *F = C ? C->getDirectCallee() : nullptr;
+  if (!F || !F->getIdentifier() || C->getNumArgs() != 2)
+    return std::nullopt;
+  std::optional<Accumulator::KindT> Kind = minMaxKind(F->getName());
+  if (!Kind)
+    return std::nullopt;
+  for (unsigned I = 0; I < 2; ++I)
+    if (referencedVar(C->getArg(I)->IgnoreParenImpCasts()) == V)
+      return Update{V, *Kind, F->getName().str(), {Target, C->getArg(I)}};
+  return std::nullopt;
+}
+
+/// The update S makes to V, when it is one of the forms of the header.
+std::optional<Update> matchUpdate(const Stmt *S, const VarDecl *V) {
+  if (const auto *U = dyn_cast<UnaryOperator>(S))
+    if (U->isIncrementDecrementOp())
+      return Update{V, Accumulator::Sum, "", {U->getSubExpr()}};
+  const auto *B = dyn_cast<BinaryOperator>(S);
+  if (!B || referencedVar(B->getLHS()->IgnoreParens()) != V)
+    return std::nullopt;
+  if (B->getOpcode() == BO_AddAssign || B->getOpcode() == BO_SubAssign)
+    return Update{V, Accumulator::Sum, "", {B->getLHS()}};
+  if (B->getOpcode() != BO_Assign)
+    return std::nullopt;
+  const Expr *RHS = B->getRHS()->IgnoreParenImpCasts();
+  if (const auto *Sum = dyn_cast<BinaryOperator>(RHS)) {
+    bool Add = Sum->getOpcode() == BO_Add;
+    if (!Add && Sum->getOpcode() != BO_Sub)
+      return std::nullopt;
+    const Expr *L = Sum->getLHS()->IgnoreParenImpCasts();
+    const Expr *R = Sum->getRHS()->IgnoreParenImpCasts();
+    if (referencedVar(L) == V)
+      return Update{V, Accumulator::Sum, "", {B->getLHS(), L}};
+    if (Add && referencedVar(R) == V)
+      return Update{V, Accumulator::Sum, "", {B->getLHS(), R}};
+    return std::nullopt;
+  }
+  return matchMinMax(V, B->getLHS(), RHS);
+}
+
+/// Built-in scalars __shfl_xor_sync carries: 32- and 64-bit integers,
+/// float and double.
+bool isShuffleType(QualType T, const ASTContext &Ctx) {
+  T = T.getCanonicalType().getUnqualifiedType();
+  if (T->isRealFloatingType())
+    return T->isSpecificBuiltinType(BuiltinType::Float) ||
+           T->isSpecificBuiltinType(BuiltinType::Double);
+  if (!T->isIntegerType() || T->isBooleanType() || T->isEnumeralType())
+    return false;
+  uint64_t Bits = Ctx.getTypeSize(T);
+  return Bits == 32 || Bits == 64;
+}
+
+} // namespace
+
+Decision<std::vector<Accumulator>> loopAccumulators(const ForStmt *Loop,
+                                                    ASTContext &Ctx) {
+  auto Refuse = [&](const Stmt *At, const Twine &Why) {
+    return Refusal{Why.str(), lineCol(At->getBeginLoc(), Ctx)};
+  };
+  std::optional<CountedLoop> CL = matchCountedLoop(Loop);
+  SmallPtrSet<const VarDecl *, 8> Inside = varsDeclaredIn(Loop);
+  std::vector<Accumulator> Result;
+  DenseMap<const VarDecl *, unsigned> Index;
+  SmallPtrSet<const Expr *, 8> Allowed; // references updates make
+  std::optional<Refusal> Why;
+  forEachSubStmt(Loop, [&](const Stmt *S) {
+    if (Why || S == Loop->getInc())
+      return;
+    std::optional<WriteOf> W = writeOf(S);
+    const VarDecl *V = W ? localWriteTarget(W->Target) : nullptr;
+    if (!V || Inside.count(V) || (CL && V == CL->Var))
+      return;
+    std::optional<Update> U = referencedVar(W->Target->IgnoreParens()) == V
+                                  ? matchUpdate(S, V)
+                                  : std::nullopt;
+    if (!U) {
+      Why = Refuse(S, "'" + oneLine(sourceText(S->getSourceRange(), Ctx)) +
+                          "' writes '" + V->getName() +
+                          "', which the loop carries, other than as a sum "
+                          "(+=, -=, ++) or a maximum or minimum (fmaxf, "
+                          "max, fminf, min)");
+      return;
+    }
+    if (!isShuffleType(V->getType(), Ctx)) {
+      Why = Refuse(S, "the accumulator '" + V->getName() + "' is a '" +
+                          V->getType().getAsString() +
+                          "', not a 32- or 64-bit integer, float or double");
+      return;
+    }
+    auto [It, New] = Index.try_emplace(V, Result.size());
+    if (New) {
+      Accumulator A;
+      A.Var = V;
+      A.Kind = U->Kind;
+      A.Combine = U->Combine;
+      A.Exact =
+          U->Kind != Accumulator::Sum || !V->getType()->isRealFloatingType();
+      Result.push_back(A);
+    } else if (Result[It->second].Kind != U->Kind ||
+               Result[It->second].Combine != U->Combine) {
+      Why = Refuse(S,
+                   "'" + V->getName() + "' is updated in two ways in the loop");
+      return;
+    }
+    Allowed.insert(U->OwnRefs.begin(), U->OwnRefs.end());
+  });
+  if (Why)
+    return *Why;
+  // Nothing but an accumulator's own updates reads it: no partial value
+  // flows into another value, a condition, an index or a store.
+  for (const Accumulator &A : Result)
+    for (const DeclRefExpr *R : referencesTo(Loop, A.Var, Ctx)) {
+      bool Own = false;
+      for (const Expr *E : Allowed)
+        Own |= E->IgnoreParenImpCasts() == R;
+      if (!Own)
+        return Refuse(R, "the loop reads the partial value of '" +
+                             A.Var->getName() + "' (at '" +
+                             oneLine(sourceText(R->getSourceRange(), Ctx)) +
+                             "'), which another thread's share would change");
+    }
+  return Result;
+}
+
+} // namespace kopt
