@@ -60,6 +60,21 @@ def matvec_f32(A, x):
     return {"y": torch.mv(A, x)}
 
 
+def matvec_rows_f16(A, x):
+    # f32 accumulation and output, as the kernel.
+    return {"y": A.float() @ x.float()}
+
+
+def layernorm_groups_f32(x, eps):
+    return {"y": F.layer_norm(x, (x.shape[-1],), eps=eps)}
+
+
+def rmsnorm_channels_f32(x, weight, eps):
+    # RMS over dim 1 (channels) of [b, f, hw].
+    r = torch.rsqrt(x.pow(2).mean(dim=1, keepdim=True) + eps)
+    return {"y": x * r * weight.view(1, -1, 1)}
+
+
 def sgemm_f32(A, B):
     # The harness turns TF32 off: this is a true f32 product (cuBLAS).
     return {"C": A @ B}
