@@ -13,7 +13,8 @@ json::Value toJSON(const Remark &R) {
                       {"file", R.File},
                       {"line", R.Line},
                       {"col", R.Col},
-                      {"message", R.Message}};
+                      {"message", R.Message},
+                      {"step", R.Step}};
 }
 
 void printRemark(raw_ostream &OS, const Remark &R) {

@@ -51,7 +51,7 @@ Expected<OptimizeResult> runPipeline(const CudaFrontend &Frontend,
   Result.InputKernels = Info.Kernels.size();
   Result.InitialParseSeconds = secondsSince(Start);
 
-  for (const PassInstance &Instance : P.Passes) {
+  for (const auto &[StepIndex, Instance] : enumerate(P.Passes)) {
     Start = std::chrono::steady_clock::now();
     PassRun Run;
     Run.Pass = Instance.str();
@@ -67,7 +67,9 @@ Expected<OptimizeResult> runPipeline(const CudaFrontend &Frontend,
       Edits = Ctx.takeEdits();
     }
 
-    if (!Edits.empty()) {
+    if (Options.Probe) {
+      Run.Edits = Edits.size();
+    } else if (!Edits.empty()) {
       Expected<RewriteOutcome> Outcome =
           applyVerified(Frontend, Current, Info, Edits, Signatures);
       if (!Outcome)
@@ -81,6 +83,8 @@ Expected<OptimizeResult> runPipeline(const CudaFrontend &Frontend,
         Run.RolledBack = true;
       }
     }
+    for (Remark &R : PassRemarks)
+      R.Step = StepIndex;
     append_range(Result.Remarks, PassRemarks);
     Run.Seconds = secondsSince(Start);
     Result.Runs.push_back(std::move(Run));

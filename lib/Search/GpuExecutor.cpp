@@ -119,6 +119,8 @@ Evaluation evaluationFromRecord(const nlohmann::json &Record,
   E.Executor = Executor;
   E.Status = Record.value("status", "runtime-error");
   E.Record = Record.dump();
+  if (E.Status != "ok")
+    E.Reason = firstMessage(Record);
   if (Record.contains("worker"))
     E.GpuSeconds = Record["worker"].value("seconds", 0.0);
   if (Record.contains("device")) {

@@ -2,6 +2,7 @@
 #include "kopt/Search/KoptOpt.h"
 
 #include "kopt/Eval/Process.h"
+#include "kopt/Spec/ProblemValidator.h"
 
 namespace kopt::search {
 
@@ -69,6 +70,18 @@ MadeCandidate KoptOpt::parse(const std::string &Source) const {
 std::string KoptOpt::analyze(const std::string &Source) const {
   eval::ProcessResult R = runAnalyze(Program, Source);
   return R.succeeded() ? R.Output : "";
+}
+
+std::string KoptOpt::probe(const std::string &Source, const std::string &Steps,
+                           const std::string &Remarks) const {
+  eval::ProcessOptions O;
+  O.TimeoutSeconds = KoptOptTimeoutSeconds;
+  eval::ProcessResult R = eval::runProcess(
+      {Program, Source, "--probe", "-passes=" + Steps, "--remarks=" + Remarks},
+      O);
+  if (!R.succeeded())
+    return "";
+  return spec::readTextFile(Remarks).value_or("");
 }
 
 } // namespace kopt::search

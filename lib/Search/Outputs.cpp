@@ -88,7 +88,10 @@ json reportDocument(const spec::Problem &P, const SearchResult &R,
                 {"wall_s", optionalNumber(Settings.Limits.WallSeconds)}}},
               {"elapsed_s", R.Stats.ElapsedSeconds},
               {"gpu_seconds", R.Stats.GpuSeconds},
-              {"evaluations", R.Stats.Evaluated}};
+              {"evaluations", R.Stats.Evaluated},
+              {"made", R.Stats.Made},
+              {"duplicates", R.Stats.Duplicates},
+              {"skipped", R.Stats.Skipped}};
   std::map<std::int64_t, const Candidate *> ById;
   json Candidates = json::array(), Convergence = json::array();
   const Candidate *Best = bestCandidate(R.Candidates);

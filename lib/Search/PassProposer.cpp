@@ -9,11 +9,15 @@
 //           order can matter: vectorize-loads before or after
 //           register-cache)
 // Duplicates among the moves collapse; the loop drops recipes seen before
-// and children whose source a sibling already made.
+// and children whose source a sibling already made. The parent's remarks
+// (RemarkHints.h) put first the parameter values its missed remarks name,
+// and leave out the moves that cannot change its source: removing or
+// changing a step that applied nothing, swapping two such steps.
 //
 //===----------------------------------------------------------------------===//
 #include "kopt/Search/Proposer.h"
 #include "kopt/Search/Recipe.h"
+#include "kopt/Search/RemarkHints.h"
 
 #include <set>
 
@@ -41,6 +45,21 @@ public:
     Recipe Parent;
     if (!parseRecipe(Start.Passes, Parent))
       return {};
+    // What each step did: the remarks of the parent's own recipe (a source
+    // no pass ran on has -O's, which say nothing of its steps).
+    std::map<std::string, PassOutcome> Outcomes;
+    if (!Start.Passes.empty() && Context.Remarks)
+      Outcomes = passOutcomes(Context.Remarks(), Space);
+    auto Idle = [&](const RecipeStep &Step) {
+      if (Outcomes.empty())
+        return false;
+      auto It = Outcomes.find(Step.Pass);
+      return It == Outcomes.end() || It->second.Applied == 0;
+    };
+    auto Skip = [&](const std::string &Why) {
+      if (Context.Skipped)
+        ++(*Context.Skipped)[Why];
+    };
     std::vector<Proposal> Out;
     std::set<std::string> Seen{Context.Parent.Recipe};
     auto Add = [&](const Recipe &R, const std::string &Why) {
@@ -48,29 +67,73 @@ public:
       if (!Text.empty() && Seen.insert(Text).second)
         Out.push_back({Text, Why});
     };
-    for (const SpacePass &P : Space.Passes) {
-      if (contains(Parent, P.Name))
+    auto Change = [&](std::size_t I, const RecipeStep &Step) {
+      Recipe R = Parent;
+      R[I] = Step;
+      Add(R, "change " + Parent[I].str() + " to " + Step.str());
+    };
+    // What the missed remarks ask for first.
+    for (std::size_t I = 0; I < Parent.size(); ++I) {
+      const SpacePass *P = Space.pass(Parent[I].Pass);
+      auto It = Outcomes.find(Parent[I].Pass);
+      if (!P || It == Outcomes.end())
         continue;
-      for (const RecipeStep &Step : variants(P, {P.Name, {}})) {
-        Recipe R = Parent;
-        R.push_back(Step);
-        Add(R, "append " + Step.str());
+      for (const auto &[Key, Value] : It->second.Suggested) {
+        const SpaceParam *Param = P->param(Key);
+        if (Param && Param->ChangesRounding && !AllowRounding)
+          Skip("change: a remark's value changes rounding, which the "
+               "problem's tolerance does not admit");
+        else if (Param)
+          Change(I, withParam(*P, Parent[I], Key, Value));
       }
     }
     for (std::size_t I = 0; I < Parent.size(); ++I) {
-      if (Parent.size() > 1 || Start.LLMSeq != 0) {
-        Recipe R = Parent;
-        R.erase(R.begin() + I);
-        Add(R, "remove " + Parent[I].str());
+      const SpacePass *P = Space.pass(Parent[I].Pass);
+      if (!P)
+        continue;
+      if (Idle(Parent[I])) {
+        Skip("change: the step applied nothing");
+        continue;
       }
-      if (const SpacePass *P = Space.pass(Parent[I].Pass))
-        for (const RecipeStep &Step : variants(*P, Parent[I])) {
-          Recipe R = Parent;
-          R[I] = Step;
-          Add(R, "change " + Parent[I].str() + " to " + Step.str());
-        }
+      for (const RecipeStep &Step : variants(*P, Parent[I]))
+        Change(I, Step);
+    }
+    // Appends: each variant of each pass the recipe lacks, asked of the
+    // parent's source alone first; those that would apply nothing there
+    // are left out.
+    Recipe Appends;
+    std::set<std::string> Steps;
+    for (const SpacePass &P : Space.Passes)
+      if (!contains(Parent, P.Name))
+        for (const RecipeStep &Step : variants(P, {P.Name, {}}))
+          if (Steps.insert(Step.str()).second)
+            Appends.push_back(Step);
+    std::vector<long> Applies = probe(Context, Appends);
+    for (std::size_t I = 0; I < Appends.size(); ++I) {
+      if (!Applies.empty() && Applies[I] == 0) {
+        Skip("append: the step applies nothing to the parent's source");
+        continue;
+      }
+      Recipe R = Parent;
+      R.push_back(Appends[I]);
+      Add(R, "append " + Appends[I].str());
+    }
+    for (std::size_t I = 0; I < Parent.size(); ++I) {
+      if (Parent.size() <= 1 && Start.LLMSeq == 0)
+        continue;
+      if (Idle(Parent[I])) {
+        Skip("remove: the step applied nothing");
+        continue;
+      }
+      Recipe R = Parent;
+      R.erase(R.begin() + I);
+      Add(R, "remove " + Parent[I].str());
     }
     for (std::size_t I = 0; I + 1 < Parent.size(); ++I) {
+      if (Idle(Parent[I]) && Idle(Parent[I + 1])) {
+        Skip("swap: neither step applied anything");
+        continue;
+      }
       Recipe R = Parent;
       std::swap(R[I], R[I + 1]);
       Add(R, "run " + Parent[I + 1].str() + " before " + Parent[I].str());
@@ -81,6 +144,19 @@ public:
 private:
   SearchSpace Space;
   bool AllowRounding;
+
+  /// The applied remarks of each of Steps run alone on the parent's source;
+  /// empty when the probe cannot be asked or does not answer.
+  static std::vector<long> probe(const ProposalContext &Context,
+                                 const Recipe &Steps) {
+    if (Steps.empty() || !Context.Probe)
+      return {};
+    std::string Json = Context.Probe(formatRecipe(Steps));
+    std::vector<long> Applied(Steps.size(), 0);
+    if (!stepOutcomes(Json, Applied))
+      return {};
+    return Applied;
+  }
 
   static bool contains(const Recipe &R, const std::string &Pass) {
     for (const RecipeStep &S : R)

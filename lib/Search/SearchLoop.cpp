@@ -61,6 +61,8 @@ private:
   std::vector<Candidate> All; // by id
   std::map<std::string, std::int64_t> BySource, BySass;
   std::string Pipeline; // -O's, for the remarks of sources no pass ran on
+  /// Children the proposers left out this run, by reason (SearchStats).
+  std::map<std::string, long> Skipped;
 
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -72,6 +74,7 @@ private:
     BySource.clear();
     BySass.clear();
     R.Stats = SearchStats();
+    R.Stats.Skipped = Skipped;
     for (const Candidate &C : All) {
       if (!C.SourceSha256.empty() && C.Status != status::Duplicate)
         BySource.emplace(C.SourceSha256, C.Id);
@@ -162,7 +165,11 @@ private:
           return spec::readTextFile(Base + ".remarks.json").value_or("");
         },
         [this, Base] { return Opt.analyze(Base + ".cu"); },
-        [this, Base] { return E.profile(P, Base + ".cu"); }};
+        [this, Base] { return E.profile(P, Base + ".cu"); },
+        [this, Base](const std::string &Steps) {
+          return Opt.probe(Base + ".cu", Steps, Base + ".probe.json");
+        },
+        &Skipped};
   }
   static Candidate child(const Candidate &Parent, const Proposer &Pr,
                          const Proposal &Child, int Depth) {
@@ -373,6 +380,8 @@ bool Loop::evaluateValidated() {
         return fail("the store: " + S.lastError());
       C.Eval = V[I];
       C.Status = V[I].Status;
+      if (!V[I].Reason.empty())
+        C.Reason = V[I].Reason;
       ++R.Stats.Evaluated;
       R.Stats.GpuSeconds += V[I].GpuSeconds;
       if (V[I].Status != "ok")

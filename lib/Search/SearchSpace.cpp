@@ -5,6 +5,13 @@
 
 namespace kopt::search {
 
+const SpaceParam *SpacePass::param(const std::string &Key) const {
+  for (const SpaceParam &P : Params)
+    if (P.Key == Key)
+      return &P;
+  return nullptr;
+}
+
 const SpacePass *SearchSpace::pass(const std::string &Name) const {
   for (const SpacePass &P : Passes)
     if (P.Name == Name)

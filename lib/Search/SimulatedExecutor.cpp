@@ -58,6 +58,7 @@ public:
         auto It = Recorded.find(Sha);
         if (It == Recorded.end()) {
           E.Status = "not-recorded";
+          E.Reason = "replay: no timing recorded for this source";
           E.Record =
               R"({"messages":["replay: no timing recorded for this source"]})";
         } else {

@@ -46,19 +46,14 @@ bool writeAtomically(const fs::path &P, const std::string &Text) {
 }
 
 json toJSON(const Evaluation &E) {
-  json J = {{"executor", E.Executor},
-            {"status", E.Status},
-            {"speedup", E.Speedup},
-            {"speedup_low", E.SpeedupLow},
-            {"speedup_high", E.SpeedupHigh},
-            {"median_ms", E.MedianMs},
-            {"baseline_median_ms", E.BaselineMedianMs},
-            {"gpu_seconds", E.GpuSeconds},
-            {"device", E.Device},
-            {"driver", E.Driver},
-            {"clocks", E.Clocks},
-            {"record", E.Record},
-            {"kopt_version", E.KoptVersion}};
+  json J = {
+      {"executor", E.Executor},      {"status", E.Status},
+      {"reason", E.Reason},          {"speedup", E.Speedup},
+      {"speedup_low", E.SpeedupLow}, {"speedup_high", E.SpeedupHigh},
+      {"median_ms", E.MedianMs},     {"baseline_median_ms", E.BaselineMedianMs},
+      {"gpu_seconds", E.GpuSeconds}, {"device", E.Device},
+      {"driver", E.Driver},          {"clocks", E.Clocks},
+      {"record", E.Record},          {"kopt_version", E.KoptVersion}};
   if (E.AchievedGbps)
     J["achieved_gbps"] = *E.AchievedGbps;
   if (E.FractionOfCopyBandwidth)
@@ -81,6 +76,7 @@ Evaluation fromJSON(const json &J) {
   E.Clocks = J.value("clocks", "");
   E.Record = J.value("record", "");
   E.KoptVersion = J.value("kopt_version", "");
+  E.Reason = J.value("reason", "");
   if (J.contains("achieved_gbps"))
     E.AchievedGbps = J["achieved_gbps"].get<double>();
   if (J.contains("fraction_of_copy_bandwidth"))
@@ -377,6 +373,8 @@ SlurmExecutor::evaluate(const spec::Problem &P,
       Evaluation E;
       E.Executor = name();
       E.Status = failureStatus(State);
+      E.Reason = "Slurm task " + Task + " ended " + State + " after " +
+                 std::to_string(Attempts[Sha]) + " attempts";
       E.Record =
           json{
               {"status", E.Status},

@@ -286,8 +286,9 @@ bool Store::addEvaluation(std::int64_t CandidateId, const Evaluation &E) {
       .bind(E.KoptVersion)
       .bind(E.Record)
       .bind(now());
-  Statement Update(Db, "UPDATE candidates SET status=? WHERE id=?");
-  Update.bind(E.Status).bind(CandidateId);
+  Statement Update(Db, "UPDATE candidates SET status=?, reason=CASE WHEN ? = "
+                       "'' THEN reason ELSE ? END WHERE id=?");
+  Update.bind(E.Status).bind(E.Reason).bind(E.Reason).bind(CandidateId);
   if (Insert.step() != SQLITE_DONE || Update.step() != SQLITE_DONE) {
     LastError = sqlite3_errmsg(Db);
     exec("ROLLBACK");

@@ -106,6 +106,13 @@ cl::opt<std::string> DumpRolledBack(
     "dump-rolled-back",
     cl::desc("Write each rolled-back candidate to FILE.<pass>.cu (debugging)"),
     cl::value_desc("file"), cl::Hidden, cl::cat(Category));
+cl::opt<bool> Probe(
+    "probe",
+    cl::desc("Run each pass of the pipeline alone on the input and apply "
+             "none of their edits: --remarks and -Rpass say what each would "
+             "do there (kopt-search asks this before making children); no "
+             "output is written"),
+    cl::cat(Category));
 cl::opt<bool> Analyze("analyze",
                       cl::desc("Print the kernel analysis as JSON and exit"),
                       cl::cat(Category));
@@ -245,6 +252,9 @@ int main(int argc, char **argv) {
 
   if (InputFile.empty())
     return fail(UsageError, "no input file (kopt-opt --help for usage)");
+  if (Probe && (InPlace || PrintDiff || OutputFile.getNumOccurrences()))
+    return fail(UsageError, "--probe writes no source: it cannot be combined "
+                            "with -o, -i or --diff");
   if (InPlace && OutputFile.getNumOccurrences())
     return fail(UsageError, "-i and -o are mutually exclusive");
   if (NoBackup && !InPlace)
@@ -301,6 +311,7 @@ int main(int argc, char **argv) {
   NvccResourceEstimator Estimator(Nvcc.getValue());
   PassManagerOptions PMOptions;
   PMOptions.Estimator = &Estimator;
+  PMOptions.Probe = Probe;
   if (!DumpRolledBack.empty())
     PMOptions.OnRollback = [](StringRef Pass, StringRef Candidate) {
       if (Error E =
@@ -341,6 +352,8 @@ int main(int argc, char **argv) {
                         Run.RolledBack ? " (rolled back)" : "");
   }
 
+  if (Probe)
+    return Success;
   // Relative paths get git's a/ b/ prefixes (patch -p1 applies the diff).
   std::string OldName = sys::path::is_absolute(InputFile)
                             ? InputFile.getValue()

@@ -87,3 +87,73 @@ TEST(PassProposerTest, UnknownProposerIsNull) {
   EXPECT_EQ(createProposer("llm-not-yet", space(), true), nullptr);
   EXPECT_NE(createProposer("passes", space(), true), nullptr);
 }
+
+namespace {
+
+/// The children of Parent when its recipe's remarks are Remarks and a probe
+/// of the appends answers Probe (kopt-opt's --remarks JSON texts).
+std::vector<std::string> guided(Proposer &P, const std::string &Parent,
+                                const std::string &Remarks,
+                                const std::string &Probe,
+                                std::map<std::string, long> &Skipped) {
+  Candidate C;
+  C.Recipe = Parent;
+  static const kopt::spec::Problem Problem;
+  static const std::vector<Candidate> History;
+  ProposalContext Ctx{C,
+                      Problem,
+                      1,
+                      History,
+                      [Remarks] { return Remarks; },
+                      [] { return std::string(); }};
+  Ctx.Probe = [Probe](const std::string &) { return Probe; };
+  Ctx.Skipped = &Skipped;
+  std::vector<std::string> Out;
+  for (const Proposal &Pr : P.propose(Ctx))
+    Out.push_back(Pr.Recipe);
+  return Out;
+}
+
+} // namespace
+
+TEST(PassProposerTest, RemarksLeaveOutMovesThatCannotChangeTheSource) {
+  auto P = createPassProposer(space(), /*AllowRounding=*/true);
+  // a applied something, c applied nothing and names no parameter.
+  std::string Remarks = R"({"remarks": [
+      {"pass": "a", "kind": "applied", "step": 0, "message": "did"},
+      {"pass": "c", "kind": "missed", "step": 1, "message": "no"}]})";
+  // The appends probed: b (step 0) applies nothing, b{re=true} (step 1)
+  // applies.
+  std::string Probe = R"({"remarks": [
+      {"pass": "b", "kind": "missed", "step": 0, "message": "no"},
+      {"pass": "b", "kind": "applied", "step": 1, "message": "did"}]})";
+  std::map<std::string, long> Skipped;
+  std::vector<std::string> R = guided(*P, "a,c", Remarks, Probe, Skipped);
+  EXPECT_TRUE(has(R, "a{w=2},c"));       // a's parameters change
+  EXPECT_TRUE(has(R, "c"));              // a is removed
+  EXPECT_FALSE(has(R, "a"));             // c applied nothing: not removed
+  EXPECT_TRUE(has(R, "a,c,b{re=true}")); // the append that applies
+  EXPECT_FALSE(has(R, "a,c,b"));         // the one that does not
+  EXPECT_EQ(Skipped["remove: the step applied nothing"], 1);
+  EXPECT_EQ(Skipped["append: the step applies nothing to the parent's source"],
+            1);
+}
+
+TEST(PassProposerTest, ValuesMissedRemarksNameComeFirst) {
+  auto P = createPassProposer(space(), /*AllowRounding=*/true);
+  // b applied nothing, and says which value would let it.
+  std::string Remarks = R"J({"remarks": [
+      {"pass": "a", "kind": "applied", "step": 0, "message": "did"},
+      {"pass": "b", "kind": "missed", "step": 1,
+       "message": "not done: a sum (re=true allows it)"}]})J";
+  std::map<std::string, long> Skipped;
+  std::vector<std::string> R = guided(*P, "a,b", Remarks, "", Skipped);
+  ASSERT_FALSE(R.empty());
+  EXPECT_EQ(R.front(), "a,b{re=true}");
+  EXPECT_EQ(Skipped["change: the step applied nothing"], 1);
+  // Not where the tolerance forbids rounding changes.
+  auto Exact = createPassProposer(space(), /*AllowRounding=*/false);
+  std::map<std::string, long> Skipped2;
+  R = guided(*Exact, "a,b", Remarks, "", Skipped2);
+  EXPECT_FALSE(has(R, "a,b{re=true}"));
+}

@@ -21,6 +21,9 @@ struct Remark {
   std::string File;
   unsigned Line = 0, Col = 0;
   std::string Message;
+  /// The pipeline step (0-based) that made it: a pipeline may run a pass
+  /// twice, and kopt-opt --probe runs several instances side by side.
+  unsigned Step = 0;
 };
 
 llvm::json::Value toJSON(const Remark &R);

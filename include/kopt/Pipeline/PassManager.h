@@ -43,6 +43,10 @@ struct PassManagerOptions {
   ResourceEstimator *Estimator = nullptr;
   /// Sees each rolled-back candidate source, for debugging a pass.
   std::function<void(llvm::StringRef Pass, llvm::StringRef Code)> OnRollback;
+  /// Runs each pass alone on the input and applies none of their edits:
+  /// the remarks say what each would do there (its applied remarks are
+  /// not verified by a re-parse), and the result's code is the input.
+  bool Probe = false;
 };
 
 /// Parses Code and runs P over it. Fails only if the input itself does not

@@ -19,6 +19,9 @@ struct Evaluation {
   std::string Device, Driver, Clocks; // JSON text where structured
   std::string Record;                 // kopt-bench's record, JSON text
   std::string KoptVersion;
+  /// Why a verdict is not ok: the rule and the first message ("timer-read:
+  /// ..."); empty for ok.
+  std::string Reason;
 };
 
 /// Candidate statuses before the GPU, in the order they are reached.

@@ -34,6 +34,10 @@ public:
   MadeCandidate parse(const std::string &Source) const;
   /// `kopt-opt --analyze SOURCE`; empty on failure.
   std::string analyze(const std::string &Source) const;
+  /// `kopt-opt SOURCE --probe -passes=STEPS --remarks=REMARKS`: what each
+  /// step would do to SOURCE alone; the remarks JSON, or empty on failure.
+  std::string probe(const std::string &Source, const std::string &Steps,
+                    const std::string &Remarks) const;
 
 private:
   std::string Program;

@@ -15,6 +15,7 @@
 #include "kopt/Spec/Problem.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,13 @@ struct ProposalContext {
   /// Nsight Compute metrics of the parent (Executor::profile; "" without
   /// a GPU). Costs one more run: ask only when they are used.
   std::function<std::string()> Profile = [] { return std::string(); };
+  /// kopt-opt's remarks of each step of \p Steps (a pipeline) run alone on
+  /// the parent's source (`kopt-opt --probe`; each remark's "step" says
+  /// which); "" when it cannot be asked.
+  std::function<std::string(const std::string &Steps)> Probe;
+  /// Where a proposer counts the children it did not make, by reason
+  /// ("remove: the step applied nothing"); may be null.
+  std::map<std::string, long> *Skipped = nullptr;
 };
 
 struct Proposal {
@@ -55,9 +63,12 @@ public:
 
 /// Children from the registry: each pass appended with its defaults and
 /// with each search value of one parameter; each step of the parent's
-/// recipe removed, or one of its parameters changed. Values that change
-/// floating-point rounding only when \p AllowRounding (the problem's
-/// tolerance admits them).
+/// recipe removed, or one of its parameters changed; neighbouring steps
+/// swapped. Values that change floating-point rounding only when
+/// \p AllowRounding (the problem's tolerance admits them). The parent's
+/// remarks prune and order the moves (RemarkHints.h): parameter values its
+/// missed remarks name come first; a step that applied nothing is neither
+/// removed nor changed otherwise, and two such steps are not swapped.
 std::unique_ptr<Proposer> createPassProposer(SearchSpace Space,
                                              bool AllowRounding);
 

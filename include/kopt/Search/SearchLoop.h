@@ -41,6 +41,9 @@ struct Budgets {
 struct SearchStats {
   long Evaluated = 0, Made = 0, Duplicates = 0;
   std::map<std::string, long> Failures; // by status
+  /// Children the proposers did not make, by reason (moves that cannot
+  /// change the parent's source).
+  std::map<std::string, long> Skipped;
   const Candidate *Best = nullptr;
   double ElapsedSeconds = 0, GpuSeconds = 0;
   std::string Phase; // "making 12 candidates", "evaluating #34", ...

@@ -24,6 +24,8 @@ struct SpaceParam {
 struct SpacePass {
   std::string Name;
   std::vector<SpaceParam> Params;
+
+  const SpaceParam *param(const std::string &Key) const;
 };
 
 struct SearchSpace {
