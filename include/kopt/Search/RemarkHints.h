@@ -1,5 +1,4 @@
-//===- RemarkHints.h - What a parent's remarks say about its moves -*- C++
-//-*-===//
+//===- RemarkHints.h - What remarks say about a parent's moves -*- C++ -*-===//
 //
 // kopt-opt's remarks on a candidate say, pass by pass, what each step of its
 // recipe applied and why it missed the rest. The pass proposer reads them
