@@ -177,7 +177,6 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
                     : " run it with " + Twine(G) + "x the grid"));
   }
 
-  /// The kernel's definition renamed, with the edits of the file comment.
   /// A launch-time condition for a block-stride split loop: the argument
   /// at Index, the loop's bound, leaves room for one more step of G.
   struct BoundCheck {
@@ -185,6 +184,8 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
     std::string Limit; ///< the counter type's largest value minus G
   };
 
+  /// The kernel's definition renamed, with the edits of the file comment;
+  /// Checks gets the launch conditions of its block-stride split loops.
   static std::optional<std::string>
   copyText(const KernelInfo &K, const RowThreadsPlan &P, unsigned G,
            ASTContext &Ctx, StringRef Code, std::vector<BoundCheck> &Checks) {

@@ -44,6 +44,7 @@
 #include "Options.h"
 #include "ScaledLaunch.h"
 #include "SourceLayout.h"
+#include "kopt/Analysis/BlockGuard.h"
 #include "kopt/Analysis/BodyHazards.h"
 #include "kopt/Pass/Pass.h"
 
@@ -82,6 +83,10 @@ class ThreadPerBlockPass : public KernelPass<ThreadPerBlockOptions> {
     std::string NewName = K.Name + ThreadsSuffix;
     if (KC.info().kernel(NewName))
       return Missed(K.Loc, "'" + NewName + "' exists already");
+    if (std::optional<BlockExtents> G = findBlockGuard(K.Decl))
+      return Missed(K.Loc, "the kernel is specialized to its " + G->str() +
+                               " block (specialize-block's guard): run "
+                               "thread-per-block before specialize-block");
     std::variant<int64_t, std::string> B = launchBlockSize(KC.pass(), K);
     if (auto *Why = std::get_if<std::string>(&B))
       return Missed(K.Loc, *Why);

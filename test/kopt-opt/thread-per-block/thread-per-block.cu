@@ -11,6 +11,9 @@
 // Without reassociate=true the float sums split by the block size refuse.
 // RUN: kopt-opt %s -passes=thread-per-block -Rpass-missed=thread-per-block -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXACT
 // RUN: kopt-opt %s -passes='thread-per-block{block=100}' -Rpass-missed=thread-per-block -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// After specialize-block the kernel traps on any other block: refused.
+// RUN: kopt-opt %s -passes='specialize-block,thread-per-block{reassociate=true}' -Rpass-missed=thread-per-block -o /dev/null 2>&1 | FileCheck %s --check-prefix=GUARD
+// GUARD: remark: block-per-output kernel not run a thread a block: the kernel is specialized to its 256 x 1 x 1 block (specialize-block's guard): run thread-per-block before specialize-block
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
 
