@@ -221,8 +221,17 @@ launchBoundsReplacement(const FunctionDecl *F, unsigned Threads,
     return std::make_tuple(
         SM.getFileOffset(SM.getExpansionLoc(F->getLocation())), 0u,
         Bounds + " ");
-  // The attribute is spelled through the __launch_bounds__ macro: its
-  // expansion range ends at the macro's ')'.
+  auto At = attrOffsets(A, Ctx);
+  if (!At)
+    return std::nullopt;
+  return std::make_tuple(At->first, At->second - At->first, Bounds);
+}
+
+std::optional<std::pair<unsigned, unsigned>> attrOffsets(const Attr *A,
+                                                         ASTContext &Ctx) {
+  // Spelled through a macro (__launch_bounds__(256), __shared__): the
+  // expansion range of the macro's invocation.
+  const SourceManager &SM = Ctx.getSourceManager();
   CharSourceRange R = SM.getExpansionRange(A->getRange());
   if (!R.isValid() || !SM.isInMainFile(R.getBegin()))
     return std::nullopt;
@@ -230,7 +239,7 @@ launchBoundsReplacement(const FunctionDecl *F, unsigned Threads,
   unsigned To = SM.getFileOffset(R.getEnd());
   if (R.isTokenRange())
     To += Lexer::MeasureTokenLength(R.getEnd(), SM, Ctx.getLangOpts());
-  return std::make_tuple(From, To - From, Bounds);
+  return std::make_pair(From, To);
 }
 
 } // namespace kopt

@@ -16,6 +16,7 @@
 #include "kopt/Analysis/CudaAST.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
@@ -97,6 +98,11 @@ std::string bodyStatements(
 std::optional<std::tuple<unsigned, unsigned, std::string>>
 launchBoundsReplacement(const clang::FunctionDecl *F, unsigned Threads,
                         clang::ASTContext &Ctx);
+
+/// Character offsets [Begin, End) of attribute A as written in the main
+/// file (the invocation of the macro that spells it); none elsewhere.
+std::optional<std::pair<unsigned, unsigned>> attrOffsets(const clang::Attr *A,
+                                                         clang::ASTContext &Ctx);
 
 /// A launch `callee<<<config>>>(args)` as written, for passes that re-launch
 /// it: the callee's text, the configuration arguments the user wrote

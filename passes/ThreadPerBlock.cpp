@@ -51,7 +51,6 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/TypeLoc.h"
 #include "clang/Basic/SourceManager.h"
-#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace clang;
@@ -321,14 +320,11 @@ class ThreadPerBlockPass : public KernelPass<ThreadPerBlockOptions> {
       } else if (const auto *DS = dyn_cast<DeclStmt>(S)) {
         for (const Decl *D : DS->decls())
           if (const auto *A = D->getAttr<CUDASharedAttr>()) {
-            CharSourceRange R = SM.getExpansionRange(A->getRange());
-            unsigned From = SM.getFileOffset(R.getBegin());
-            unsigned To =
-                SM.getFileOffset(R.getEnd()) +
-                (R.isTokenRange() ? Lexer::MeasureTokenLength(R.getEnd(), SM,
-                                                              Ctx.getLangOpts())
-                                  : 0);
-            Ok &= SM.isInMainFile(R.getBegin());
+            auto At = attrOffsets(A, Ctx);
+            Ok &= At.has_value();
+            if (!At)
+              continue;
+            auto [From, To] = *At;
             // Also the space after the attribute.
             if (To < Code.size() && Code[To] == ' ')
               ++To;

@@ -9,6 +9,7 @@
 
 #include "kopt/Analysis/LoopAccumulators.h"
 #include "kopt/Analysis/CudaAST.h"
+#include "kopt/Analysis/ReductionTree.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
@@ -88,19 +89,6 @@ std::optional<Update> matchUpdate(const Stmt *S, const VarDecl *V) {
   return matchMinMax(V, B->getLHS(), RHS);
 }
 
-/// Built-in scalars __shfl_xor_sync carries: 32- and 64-bit integers,
-/// float and double.
-bool isShuffleType(QualType T, const ASTContext &Ctx) {
-  T = T.getCanonicalType().getUnqualifiedType();
-  if (T->isRealFloatingType())
-    return T->isSpecificBuiltinType(BuiltinType::Float) ||
-           T->isSpecificBuiltinType(BuiltinType::Double);
-  if (!T->isIntegerType() || T->isBooleanType() || T->isEnumeralType())
-    return false;
-  uint64_t Bits = Ctx.getTypeSize(T);
-  return Bits == 32 || Bits == 64;
-}
-
 } // namespace
 
 Decision<std::vector<Accumulator>> loopAccumulators(const ForStmt *Loop,
@@ -132,7 +120,7 @@ Decision<std::vector<Accumulator>> loopAccumulators(const ForStmt *Loop,
                           "max, fminf, min)");
       return;
     }
-    if (!isShuffleType(V->getType(), Ctx)) {
+    if (!isShuffleType(V->getType().getCanonicalType())) {
       Why = Refuse(S, "the accumulator '" + V->getName() + "' is a '" +
                           V->getType().getAsString() +
                           "', not a 32- or 64-bit integer, float or double");

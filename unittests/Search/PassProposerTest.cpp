@@ -18,7 +18,13 @@ SearchSpace space() {
   return S;
 }
 
-std::vector<std::string> recipes(Proposer &P, const std::string &Parent) {
+/// The children of Parent when its recipe's remarks are Remarks and a probe
+/// of the appends answers Probe (kopt-opt's --remarks JSON texts; "" for
+/// none: nothing is left out).
+std::vector<std::string> guided(Proposer &P, const std::string &Parent,
+                                const std::string &Remarks,
+                                const std::string &Probe,
+                                std::map<std::string, long> &Skipped) {
   Candidate C;
   C.Recipe = Parent;
   static const kopt::spec::Problem Problem;
@@ -27,12 +33,19 @@ std::vector<std::string> recipes(Proposer &P, const std::string &Parent) {
                       Problem,
                       1,
                       History,
-                      [] { return std::string(); },
+                      [Remarks] { return Remarks; },
                       [] { return std::string(); }};
+  Ctx.Probe = [Probe](const std::string &) { return Probe; };
+  Ctx.Skipped = &Skipped;
   std::vector<std::string> Out;
   for (const Proposal &Pr : P.propose(Ctx))
     Out.push_back(Pr.Recipe);
   return Out;
+}
+
+std::vector<std::string> recipes(Proposer &P, const std::string &Parent) {
+  std::map<std::string, long> Skipped;
+  return guided(P, Parent, "", "", Skipped);
 }
 
 bool has(const std::vector<std::string> &V, const std::string &S) {
@@ -87,34 +100,6 @@ TEST(PassProposerTest, UnknownProposerIsNull) {
   EXPECT_EQ(createProposer("llm-not-yet", space(), true), nullptr);
   EXPECT_NE(createProposer("passes", space(), true), nullptr);
 }
-
-namespace {
-
-/// The children of Parent when its recipe's remarks are Remarks and a probe
-/// of the appends answers Probe (kopt-opt's --remarks JSON texts).
-std::vector<std::string> guided(Proposer &P, const std::string &Parent,
-                                const std::string &Remarks,
-                                const std::string &Probe,
-                                std::map<std::string, long> &Skipped) {
-  Candidate C;
-  C.Recipe = Parent;
-  static const kopt::spec::Problem Problem;
-  static const std::vector<Candidate> History;
-  ProposalContext Ctx{C,
-                      Problem,
-                      1,
-                      History,
-                      [Remarks] { return Remarks; },
-                      [] { return std::string(); }};
-  Ctx.Probe = [Probe](const std::string &) { return Probe; };
-  Ctx.Skipped = &Skipped;
-  std::vector<std::string> Out;
-  for (const Proposal &Pr : P.propose(Ctx))
-    Out.push_back(Pr.Recipe);
-  return Out;
-}
-
-} // namespace
 
 TEST(PassProposerTest, RemarksLeaveOutMovesThatCannotChangeTheSource) {
   auto P = createPassProposer(space(), /*AllowRounding=*/true);
