@@ -101,8 +101,8 @@ launchBoundsReplacement(const clang::FunctionDecl *F, unsigned Threads,
 
 /// Character offsets [Begin, End) of attribute A as written in the main
 /// file (the invocation of the macro that spells it); none elsewhere.
-std::optional<std::pair<unsigned, unsigned>> attrOffsets(const clang::Attr *A,
-                                                         clang::ASTContext &Ctx);
+std::optional<std::pair<unsigned, unsigned>>
+attrOffsets(const clang::Attr *A, clang::ASTContext &Ctx);
 
 /// A launch `callee<<<config>>>(args)` as written, for passes that re-launch
 /// it: the callee's text, the configuration arguments the user wrote
