@@ -168,8 +168,8 @@ const Stmt *splitAccumulation(const Stmt *S) {
 
 class Checker {
 public:
-  Checker(ASTContext &DC, int64_t B, bool Reassociate)
-      : DC(DC), B(B), Reassociate(Reassociate) {}
+  Checker(ASTContext &DC, int64_t B, bool Reassociate, bool LiteralSizes)
+      : DC(DC), B(B), Reassociate(Reassociate), LiteralSizes(LiteralSizes) {}
 
   std::variant<BlockSizeFacts, std::string> run(const FunctionDecl *K) {
     Facts.Code = kernelCode(K, DC);
@@ -200,12 +200,14 @@ private:
       TypeLoc TL = V->getTypeSourceInfo()->getTypeLoc();
       auto ATL = TL.getAsAdjusted<ConstantArrayTypeLoc>();
       const Expr *SizeExpr = ATL ? ATL.getSizeExpr() : nullptr;
-      if (!SizeExpr || !isa<IntegerLiteral>(SizeExpr->IgnoreParens()) ||
-          !isRewritable(SizeExpr->getSourceRange(), AC))
+      if (!SizeExpr ||
+          (LiteralSizes && (!isa<IntegerLiteral>(SizeExpr->IgnoreParens()) ||
+                            !isRewritable(SizeExpr->getSourceRange(), AC))) ||
+          !isRewritable(ATL.getBracketsRange(), AC))
         return "the size of the shared array '" + Name + "' (" +
                std::to_string(B) +
                " elements, one a thread) is not written as a literal";
-      Facts.PerThreadArrays.push_back({V, SizeExpr});
+      Facts.PerThreadArrays.push_back({V, SizeExpr, ATL.getBracketsRange()});
       return std::nullopt;
     }
     // Any other size must not be tied to the threads.
@@ -309,7 +311,7 @@ private:
 
   ASTContext &DC;
   int64_t B;
-  bool Reassociate;
+  bool Reassociate, LiteralSizes;
   BlockSizeFacts Facts;
 };
 
@@ -323,11 +325,10 @@ std::string builtinName(BuiltinRef R) {
   return std::string(Var) + "." + "xyz"[R.Dim];
 }
 
-std::variant<BlockSizeFacts, std::string> blockSizeFacts(ASTContext &DC,
-                                                         const KernelInfo &K,
-                                                         int64_t B,
-                                                         bool Reassociate) {
-  return Checker(DC, B, Reassociate).run(K.Decl);
+std::variant<BlockSizeFacts, std::string>
+blockSizeFacts(ASTContext &DC, const KernelInfo &K, int64_t B, bool Reassociate,
+               bool LiteralSizes) {
+  return Checker(DC, B, Reassociate, LiteralSizes).run(K.Decl);
 }
 
 } // namespace kopt

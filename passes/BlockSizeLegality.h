@@ -44,11 +44,12 @@ namespace kopt {
 /// How a kernel uses blockIdx.x.
 enum class GridUse { None, PerBlock, PerThread };
 
-/// A __shared__ array of exactly B elements (one slot a thread) and the
-/// literal that sizes it.
+/// A __shared__ array of exactly B elements (one slot a thread), the
+/// expression that sizes it and its brackets.
 struct PerThreadArray {
   const clang::VarDecl *Var = nullptr;
   const clang::Expr *Size = nullptr;
+  clang::SourceRange Brackets;
 };
 
 struct BlockSizeFacts {
@@ -60,11 +61,12 @@ struct BlockSizeFacts {
 
 /// How K's code depends on its block size B, or why another size could
 /// change what it computes. Reassociate allows floating-point sums whose
-/// order depends on the block size.
-std::variant<BlockSizeFacts, std::string> blockSizeFacts(clang::ASTContext &DC,
-                                                         const KernelInfo &K,
-                                                         int64_t B,
-                                                         bool Reassociate);
+/// order depends on the block size. LiteralSizes requires the per-thread
+/// arrays' sizes written as literals (the caller rewrites the literal);
+/// without it a size may be any expression (`[N_THREADS]`).
+std::variant<BlockSizeFacts, std::string>
+blockSizeFacts(clang::ASTContext &DC, const KernelInfo &K, int64_t B,
+               bool Reassociate, bool LiteralSizes = true);
 
 /// "threadIdx.x", "blockDim.y", ...
 std::string builtinName(BuiltinRef R);

@@ -91,7 +91,8 @@ class ThreadPerBlockPass : public KernelPass<ThreadPerBlockOptions> {
       return Missed(K.Loc, *Why);
     ASTContext &DC = KC.deviceContext();
     std::variant<BlockSizeFacts, std::string> Facts =
-        blockSizeFacts(DC, K, std::get<int64_t>(B), options().Reassociate);
+        blockSizeFacts(DC, K, std::get<int64_t>(B), options().Reassociate,
+                       /*LiteralSizes=*/false);
     if (auto *Why = std::get_if<std::string>(&Facts))
       return Missed(K.Loc, *Why);
     const BlockSizeFacts &F = std::get<BlockSizeFacts>(Facts);
@@ -302,10 +303,12 @@ class ThreadPerBlockPass : public KernelPass<ThreadPerBlockOptions> {
     DenseSet<const VarDecl *> PerThread;
     for (const PerThreadArray &A : F.PerThreadArrays) {
       PerThread.insert(A.Var);
-      auto At = exprOffsets(A.Size, Ctx);
-      if (!At)
+      // Between the brackets: the size may be a macro (`[N_THREADS]`).
+      unsigned L = SM.getFileOffset(SM.getExpansionLoc(A.Brackets.getBegin()));
+      unsigned R = SM.getFileOffset(SM.getExpansionLoc(A.Brackets.getEnd()));
+      if (R <= L)
         return std::nullopt;
-      Edits.emplace_back(At->first, At->second - At->first, "1");
+      Edits.emplace_back(L + 1, R - L - 1, "1");
     }
     bool Ok = true;
     DenseSet<unsigned> Unshared; // one edit for `__shared__ T a, b;`

@@ -389,10 +389,16 @@ private:
       Whole = I->getThen() == S || I->getElse() == S;
     if (!Whole)
       return refuse(S, "the store '" + text(S) + "' is part of an expression");
+    // Other writes, or calls with effects (a pure math call such as
+    // `out[i] = sqrtf(s)` is fine; checkCall refused the others already).
     bool Effects = false;
     for (const Stmt *C : S->children())
-      if (const auto *E = dyn_cast_or_null<Expr>(C))
-        Effects |= hasSideEffects(E, Ctx);
+      if (C)
+        forEachSubStmt(C, [&](const Stmt *X) {
+          const auto *Call = dyn_cast<CallExpr>(X);
+          Effects |= writeOf(X).has_value() ||
+                     (Call && callHazard(Call, Ctx).has_value());
+        });
     if (Effects)
       return refuse(S, "the store '" + text(S) + "' has other side effects");
     return std::nullopt;

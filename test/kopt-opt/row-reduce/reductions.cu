@@ -94,6 +94,21 @@ __global__ void stats(const int *__restrict__ v, int *__restrict__ out,
 // OUT:        hi = fmaxf(hi, __shfl_xor_sync(0xffffffffu, hi, kopt_o, 32));
 // OUT:        lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, kopt_o, 32));
 
+// A store outside loops may call a pure math function: lane 0 runs it.
+// CHECK-DAG: reductions.cu:[[@LINE+1]]:17: remark: 'norm_kopt_rows' runs each row of 'i' on 32 threads: 1 loop split among them (1 combining a reduction after it, floating-point sums in another order), 0 run by each in the original order, 1 stores outside loops by one; 1 launch run it with 32x the grid [-Rpass=row-reduce]
+__global__ void norm(const float *__restrict__ a, float *__restrict__ out,
+                     int n, int m) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    double acc = 0.0;
+    for (int j = 0; j < m; j++)
+      acc += (double)a[i * m + j] * a[i * m + j];
+    out[i] = (float)sqrt(acc);
+  }
+}
+// OUT-LABEL: __global__ void norm_kopt_rows(
+// OUT:      { if (kopt_lane == 0u) out[i] = (float)sqrt(acc); }
+
 // Refusals: each says which accumulator and why.
 // CHECK-DAG: reductions.cu:[[@LINE+7]]:11: remark: thread-per-row kernel not re-mapped: the loop carries more than a reduction: the loop reads the partial value of 's' (at 's'), which another thread's share would change [-Rpass-missed=row-reduce]
 __global__ void reads_partial(const float *__restrict__ a, float *__restrict__ y,
@@ -200,4 +215,5 @@ void launch(const float *a, const float *x, float *y, const int *v, int *o,
   early<<<grid, threads>>>(v, o, m, n);
   strided<<<grid, threads>>>(v, o, m, n);
   window<<<grid, threads>>>(a, y, m);
+  norm<<<grid, threads>>>(a, y, m, n);
 }

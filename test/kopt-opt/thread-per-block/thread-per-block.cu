@@ -63,6 +63,29 @@ __global__ void rms_channels(const float *x, const float *w, float *y, int f,
 // LAUNCH-NEXT: {{^}}    else
 // LAUNCH-NEXT: {{^}}      rms_channels<<<kopt_grid, 256, 0, s>>>(x, w, y, f, hw, eps);
 
+// A per-thread array sized by a macro is the thread's one slot all the same.
+#define THREADS 128
+// CHECK-DAG: thread-per-block.cu:[[@LINE+1]]:17: remark: 'col_mean_kopt_threads' runs each 128-thread block of 'col_mean' in one thread, 256 blocks a block
+__global__ void col_mean(float *data, float *result, int rows, int cols) {
+  __shared__ float temp[THREADS];
+  int col = blockIdx.x;
+  int tid = threadIdx.x;
+  float total = 0;
+  for (int r = tid; r < rows; r = r + blockDim.x)
+    total = total + data[r * cols + col];
+  temp[tid] = total;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s = s / 2) {
+    if (tid < s)
+      temp[tid] = temp[tid] + temp[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0)
+    result[col] = temp[0] / rows;
+}
+// OUT-LABEL: __global__ void __launch_bounds__(256) col_mean_kopt_threads(
+// OUT:        float temp[1];
+
 // A max needs no reassociation; neighbouring threads already read
 // neighbouring addresses: nothing to gain.
 // CHECK-DAG: thread-per-block.cu:[[@LINE+1]]:17: remark: block-per-output kernel not run a thread a block: no global access is strided across the block's threads: they read neighbouring addresses already [-Rpass-missed=thread-per-block]
@@ -133,6 +156,7 @@ __global__ void counts(const float *x, int *out, int f, int hw) {
 extern "C" void launch(const float *x, const float *w, float *y, int *o,
                        int b, int f, int hw, float eps, cudaStream_t s) {
   rms_channels<<<b * hw, 256, 0, s>>>(x, w, y, f, hw, eps);
+  col_mean<<<hw, THREADS>>>(y, y, b, hw);
   row_max<<<b, 256>>>(x, y, f);
   warp_sum<<<b * hw, 64>>>(x, y, f, hw);
   unrolled<<<b * hw, 256>>>(x, y, f, hw);
