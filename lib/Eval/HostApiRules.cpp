@@ -1,6 +1,7 @@
 //===- HostApiRules.cpp - Host calls that reach past the candidate --------===//
 #include "HostApiRules.h"
 
+#include <cctype>
 #include <set>
 #include <string>
 
@@ -116,20 +117,19 @@ bool loadsCode(const std::string &Word) {
          startsWith(Word, "nvJitLink");
 }
 
+bool isDriverLookup(const std::string &Word) {
+  return Word == "cudaGetDriverEntryPoint" ||
+         Word == "cudaGetDriverEntryPointByVersion" ||
+         Word == "cuGetProcAddress" || Word == "cuGetProcAddress_v2";
+}
+
 /// A driver entry-point lookup whose first argument is a string literal
-/// naming a query that only reads what the driver knows of a pointer
-/// (restrict-const's run-time check looks up cuMemGetAddressRange).
+/// naming a pointer query.
 bool looksUpPointerQuery(const std::vector<Token> &Tokens, std::size_t I) {
-  static const std::set<std::string> Lookups = {
-      "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion",
-      "cuGetProcAddress", "cuGetProcAddress_v2"};
-  static const std::set<std::string> Queries = {"cuMemGetAddressRange",
-                                                "cuPointerGetAttribute",
-                                                "cuPointerGetAttributes"};
-  return Lookups.count(Tokens[I].Text) && I + 3 < Tokens.size() &&
+  return isDriverLookup(Tokens[I].Text) && I + 3 < Tokens.size() &&
          Tokens[I + 1].isPunct("(") &&
          Tokens[I + 2].TokKind == Token::Kind::String &&
-         Queries.count(Tokens[I + 2].Text) && Tokens[I + 3].isPunct(",");
+         isPointerQuery(Tokens[I + 2].Text) && Tokens[I + 3].isPunct(",");
 }
 
 bool isStdThread(const std::vector<Token> &Tokens, std::size_t I) {
@@ -149,6 +149,66 @@ bool isConstructorAttribute(const std::vector<Token> &Tokens, std::size_t I) {
 
 } // namespace
 
+bool isPointerQuery(const std::string &Name) {
+  return Name == "cuMemGetAddressRange" || Name == "cuPointerGetAttribute" ||
+         Name == "cuPointerGetAttributes";
+}
+
+std::optional<RuleViolation> hostCallViolation(const std::string &Name) {
+  if (interferingCalls().count(Name))
+    return RuleViolation{"baseline-interference",
+                         "changes state that outlives the call or the "
+                         "device the work runs on ('" +
+                             Name + "')"};
+  if (startsWith(Name, "nvml"))
+    return RuleViolation{"baseline-interference",
+                         "uses NVML ('" + Name +
+                             "'): clocks and power are the judge's"};
+  if (processCalls().count(Name))
+    return RuleViolation{"process-control",
+                         "acts outside its own thread ('" + Name + "')"};
+  // std::thread, std::jthread and std::async start threads through it.
+  if (startsWith(Name, "_ZNSt6thread15_M_start_thread"))
+    return RuleViolation{"process-control", "starts a thread ('std::thread')"};
+  if (Name == "dlopen" || Name == "dlmopen" || Name == "dlsym" ||
+      Name == "dlvsym")
+    return RuleViolation{"vendor-library",
+                         "loads code at run time ('" + Name + "')"};
+  if (loadsCode(Name) && !isDriverLookup(Name))
+    return RuleViolation{"vendor-library",
+                         "loads or compiles code at run time ('" + Name + "')"};
+  static const std::set<std::string> Timers = {
+      "clock",
+      "clock_gettime",
+      "gettimeofday",
+      "timespec_get",
+      "cudaEventElapsedTime",
+      "cudaEventElapsedTime_v2",
+      "cuEventElapsedTime",
+      "cuEventElapsedTime_v2",
+      "_ZNSt6chrono3_V212steady_clock3nowEv",
+      "_ZNSt6chrono3_V212system_clock3nowEv"};
+  if (Timers.count(Name))
+    return RuleViolation{"timer-read",
+                         "reads a clock on the host ('" + Name + "')"};
+  return std::nullopt;
+}
+
+std::string libraryOfSymbol(const std::string &Name) {
+  for (const char *Lib :
+       {"cublasLt", "cublas", "cudnn", "cufft", "cusparse", "cusolver"})
+    if (startsWith(Name, Lib)) {
+      std::string L = Lib;
+      return L == "cublasLt" ? "cublaslt" : L;
+    }
+  // The cuRAND host API is camel case (curandGenerate); the device API
+  // (curand_init) is inlined device code.
+  if (startsWith(Name, "curand") && Name.size() > 6 &&
+      std::isupper(static_cast<unsigned char>(Name[6])))
+    return "curand";
+  return "";
+}
+
 std::optional<RuleViolation> checkHostApiToken(const std::vector<Token> &Tokens,
                                                std::size_t I) {
   const Token &T = Tokens[I];
@@ -162,17 +222,14 @@ std::optional<RuleViolation> checkHostApiToken(const std::vector<Token> &Tokens,
     return RuleViolation{
         "baseline-interference",
         "asks for L2 persistence or a device limit ('" + W + "')", T.Line};
-  if (startsWith(W, "nvml"))
-    return RuleViolation{"baseline-interference",
-                         "uses NVML ('" + W +
-                             "'): clocks and power are the "
-                             "judge's",
-                         T.Line};
   if (Member)
     return std::nullopt;
-  if (isStdThread(Tokens, I))
-    return RuleViolation{"process-control",
-                         "starts a thread ('std::" + W + "')", T.Line};
+  if (isStdThread(Tokens, I)) {
+    RuleViolation V{"process-control", "starts a thread ('std::" + W + "')",
+                    T.Line};
+    V.SecondOpinion = true;
+    return V;
+  }
   if (isConstructorAttribute(Tokens, I))
     return RuleViolation{"process-control",
                          "runs code when the library loads "
@@ -180,24 +237,23 @@ std::optional<RuleViolation> checkHostApiToken(const std::vector<Token> &Tokens,
                          T.Line};
   // A call, or the function's address taken (`auto f = &fork;`, `g(fork)`);
   // a declaration of something else by that name (`int kill;`, the name
-  // after a type) is not.
+  // after a type) is not. Either way a second opinion: the compiled
+  // library's imports decide.
   bool Declared = I > 0 && Tokens[I - 1].isIdentifier();
   if (!Called && Declared)
     return std::nullopt;
-  if (interferingCalls().count(W))
-    return RuleViolation{"baseline-interference",
-                         "changes state that outlives the call or the "
-                         "device the work runs on ('" +
-                             W + "')",
-                         T.Line};
-  if (processCalls().count(W))
-    return RuleViolation{"process-control",
-                         "acts outside its own thread ('" + W + "')", T.Line};
-  if (loadsCode(W) && !looksUpPointerQuery(Tokens, I))
-    return RuleViolation{"vendor-library",
-                         "loads or compiles code at run time ('" + W + "')",
-                         T.Line};
-  return std::nullopt;
+  if (isDriverLookup(W) && looksUpPointerQuery(Tokens, I))
+    return std::nullopt;
+  std::optional<RuleViolation> V =
+      isDriverLookup(W)
+          ? RuleViolation{"vendor-library",
+                          "loads or compiles code at run time ('" + W + "')"}
+          : hostCallViolation(W);
+  if (!V || W == "clock" || V->Rule == "timer-read")
+    return std::nullopt; // host clocks: the object decides alone
+  V->Line = T.Line;
+  V->SecondOpinion = true;
+  return V;
 }
 
 } // namespace kopt::eval

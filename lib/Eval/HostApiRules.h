@@ -27,6 +27,23 @@
 
 namespace kopt::eval {
 
+/// The rule a call of the host function \p Name (or its address taken)
+/// breaks, if any: processes and threads, baseline interference, code loaded
+/// at run time, host clocks. The compiled object's imports are checked
+/// against it (ObjectRules.h); the source scan uses the same lists as a
+/// second opinion. Driver entry-point lookups are not in it: whether one
+/// is allowed depends on the name looked up.
+std::optional<RuleViolation> hostCallViolation(const std::string &Name);
+
+/// The vendor library (cublas, cudnn, ...) a host symbol belongs to, or
+/// empty.
+std::string libraryOfSymbol(const std::string &Name);
+
+/// A driver query that only reads what the driver knows of a pointer, which
+/// a driver entry-point lookup may name (restrict-const's run-time check
+/// looks up cuMemGetAddressRange).
+bool isPointerQuery(const std::string &Name);
+
 /// The violation identifier Tokens[I] commits, if any.
 std::optional<RuleViolation>
 checkHostApiToken(const std::vector<spec::Token> &Tokens, std::size_t I);

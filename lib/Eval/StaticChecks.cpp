@@ -231,24 +231,34 @@ std::vector<RuleViolation> checkSourceRules(const std::string &Source,
         I > 0 && (Tokens[I - 1].isPunct(".") || Tokens[I - 1].isPunct(">"));
     std::string Lib = libraryOfIdentifier(Tokens, I);
     if (!Lib.empty() && !allowed(P, Lib)) {
-      Violations.push_back({"vendor-library",
-                            "uses " + Lib + " ('" + T.Text +
-                                "'); problem.json does not list '" + Lib +
-                                "' in allow_libraries",
-                            T.Line});
+      RuleViolation V{"vendor-library",
+                      "uses " + Lib + " ('" + T.Text +
+                          "'); problem.json does not list '" + Lib +
+                          "' in allow_libraries",
+                      T.Line};
+      // Header-only libraries leave no import behind; a host library's
+      // calls are decided by the compiled library's imports.
+      V.SecondOpinion = !libraryOfSymbol(T.Text).empty();
+      Violations.push_back(V);
       continue;
     }
     if (Called && !Member && (T.Text == "dlopen" || T.Text == "dlsym")) {
-      Violations.push_back({"vendor-library",
-                            "loads code at run time ('" + T.Text + "')",
-                            T.Line});
+      RuleViolation V{"vendor-library",
+                      "loads code at run time ('" + T.Text + "')", T.Line};
+      V.SecondOpinion = true;
+      Violations.push_back(V);
       continue;
     }
     if (Called && !Member &&
         (T.Text == "clock" || T.Text == "clock64" || T.Text == "__clock64" ||
-         T.Text == "__globaltimer" || T.Text == "globaltimer"))
-      Violations.push_back(
-          {"timer-read", "reads a timer ('" + T.Text + "()')", T.Line});
+         T.Text == "__globaltimer" || T.Text == "globaltimer")) {
+      // clock() is also the C library's: on the host the imports decide,
+      // in device code the SASS does.
+      RuleViolation V{"timer-read", "reads a timer ('" + T.Text + "()')",
+                      T.Line};
+      V.SecondOpinion = T.Text == "clock";
+      Violations.push_back(V);
+    }
   }
 
   std::vector<bool> InDevice(Tokens.size(), false);
@@ -261,12 +271,15 @@ std::vector<RuleViolation> checkSourceRules(const std::string &Source,
         Violations.push_back(
             {"device-printf", "calls printf in device code", Tokens[I].Line});
     }
-  // Host inline assembly can make system calls no name gives away.
+  // Host inline assembly can make system calls no name gives away; the
+  // compiled library's instructions decide (ObjectRules.h).
   for (std::size_t I = 0; I < Tokens.size(); ++I) {
-    if (!InDevice[I] && isAsmKeyword(Tokens[I]))
-      Violations.push_back({"process-control",
-                            "has inline assembly in host code",
-                            Tokens[I].Line});
+    if (!InDevice[I] && isAsmKeyword(Tokens[I])) {
+      RuleViolation V{"process-control", "has inline assembly in host code",
+                      Tokens[I].Line};
+      V.SecondOpinion = true;
+      Violations.push_back(V);
+    }
   }
   return Violations;
 }
@@ -397,7 +410,8 @@ checkEntrySignatureRule(const std::string &CandidateSource,
 std::string describeViolation(const RuleViolation &V, const std::string &File) {
   const std::string &In = V.File.empty() ? File : V.File;
   std::string Where =
-      V.Line > 0 ? In + ":" + std::to_string(V.Line) : In + " (SASS)";
+      V.Line > 0 ? In + ":" + std::to_string(V.Line)
+                 : In + " (" + (V.Origin.empty() ? "SASS" : V.Origin) + ")";
   return Where + ": [" + V.Rule + "] " + V.Message;
 }
 

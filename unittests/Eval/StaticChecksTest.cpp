@@ -179,4 +179,27 @@ TEST(StaticChecks, PreprocessedSource) {
                                             "timer-read@/work/c.cu:4",
                                             "device-printf@/work/c.cu:4"}));
 }
+TEST(StaticChecks, HostNamesAreSecondOpinions) {
+  kopt::spec::Problem P;
+  auto Second = [&](const std::string &Source) {
+    std::vector<bool> Out;
+    for (const RuleViolation &V : checkSourceRules(Source, P))
+      Out.push_back(V.SecondOpinion);
+    return Out;
+  };
+  // A name the C library also has: the compiled library decides.
+  EXPECT_EQ(Second("void f() { cudaEventRecord(fork, s); }"),
+            std::vector<bool>{true});
+  EXPECT_EQ(Second("void f() { int kill = 3; g(kill); }"),
+            std::vector<bool>{true});
+  EXPECT_EQ(Second("void f() { cublasCreate(&h); }"), std::vector<bool>{true});
+  // What leaves no import behind stays a rule of its own.
+  EXPECT_EQ(Second("void f() { thrust::sort(a, b); }"),
+            std::vector<bool>{false});
+  EXPECT_EQ(Second("__attribute__((constructor)) static void init() {}"),
+            std::vector<bool>{false});
+  EXPECT_EQ(Second("auto l = cudaLimitPersistingL2CacheSize;"),
+            std::vector<bool>{false});
+}
+
 } // namespace

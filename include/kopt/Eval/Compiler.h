@@ -22,6 +22,7 @@ class CompileCache;
 struct CompileOptions {
   std::string Nvcc;      // path to nvcc
   std::string Cuobjdump; // empty: SASS is not inspected
+  std::string Objdump;   // empty: host instructions are not inspected
   std::string Arch = "sm_90a";
   double TimeoutSeconds = 300;
   /// With a cache and a digest of the kernel source as preprocessed for Arch

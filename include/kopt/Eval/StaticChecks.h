@@ -11,7 +11,9 @@
 //   entry-signature  the entry is missing or its parameters changed
 //   baseline-interference, process-control, and run-time code loading as
 //                    vendor-library: host APIs listed in
-//                    lib/Eval/HostApiRules.h
+//                    lib/Eval/HostApiRules.h, decided by what the compiled
+//                    library imports (ObjectRules.h); the source scan of
+//                    their names is a second opinion (host-api-source)
 // Source rules run on tokens (comments and strings cannot hide or fake a
 // call), over the source as written and over its preprocessed form (nvcc -E,
 // device and host passes), so macros, token pasting, line splices and
@@ -36,6 +38,14 @@ struct RuleViolation {
   std::string Message;
   int Line = 0;     // 0 when it comes from the SASS
   std::string File; // empty: the candidate itself
+  /// A name in the source, not a call in the compiled code: a host API
+  /// mentioned by name is decided by the compiled library's imports
+  /// (ObjectRules.h); the source scan's finding is a note then (rule
+  /// host-api-source), and rejects only where the library could not be
+  /// inspected.
+  bool SecondOpinion = false;
+  /// Where a violation without a line was found ("SASS", "host object").
+  std::string Origin;
 };
 
 /// Rules read off the candidate's source text.
