@@ -242,7 +242,11 @@ json captureToJson(const CaptureReport &Report) {
   json Findings = json::array();
   for (const CaptureFinding &F : Report.Findings)
     Findings.push_back({{"rule", F.Rule}, {"evidence", F.Evidence}});
+  json Globals = json::array();
+  for (const CapturedGlobal &G : Report.Globals)
+    Globals.push_back({{"name", G.Name}, {"bytes", toHex(G.Bytes)}});
   return {{"shapes", Shapes},
+          {"globals", Globals},
           {"findings", Findings},
           {"activity_traced", Report.ActivityTraced},
           {"confinement", Report.Confinement}};
@@ -261,6 +265,21 @@ std::optional<CaptureReport> captureFromJson(const json &J,
       Finding.Evidence = stringField(F, "evidence", 4096);
       R.Findings.push_back(Finding);
     }
+    std::size_t GlobalBytes = 0;
+    if (J.contains("globals"))
+      for (const json &G :
+           arrayField(J, "globals", CaptureLimits::MaxGlobals)) {
+        CapturedGlobal Global;
+        Global.Name = stringField(G, "name", CaptureLimits::MaxNameBytes);
+        Global.Bytes =
+            fromHex(stringField(G, "bytes", 2 * CaptureLimits::MaxGlobalBytes));
+        GlobalBytes += Global.Bytes.size();
+        if (Global.Name.empty() || GlobalBytes > CaptureLimits::MaxGlobalBytes)
+          throw Malformed("'globals' names no variable or holds more than " +
+                          std::to_string(CaptureLimits::MaxGlobalBytes) +
+                          " bytes");
+        R.Globals.push_back(std::move(Global));
+      }
     const json &Traced = field(J, "activity_traced");
     if (!Traced.is_boolean())
       throw Malformed("'activity_traced' is not a boolean");
@@ -289,6 +308,50 @@ const CapturedRange *findRange(const CapturedShape &S, std::uint64_t Address) {
     if (Address == R.Address + R.Bytes)
       return &R;
   return nullptr;
+}
+
+} // namespace kopt::eval
+
+namespace kopt::eval {
+
+namespace {
+std::string describeNode(const CapturedNode &N) {
+  switch (N.Kind) {
+  case CapturedNodeKind::Kernel:
+    return "kernel '" + N.Kernel + "' <<<(" + std::to_string(N.Grid[0]) + "," +
+           std::to_string(N.Grid[1]) + "," + std::to_string(N.Grid[2]) +
+           "), (" + std::to_string(N.Block[0]) + "," +
+           std::to_string(N.Block[1]) + "," + std::to_string(N.Block[2]) +
+           "), " + std::to_string(N.SharedBytes) + ">>>";
+  case CapturedNodeKind::Memset:
+    return "memset of " + std::to_string(N.Width) + "x" +
+           std::to_string(N.Height) + " elements of " +
+           std::to_string(N.ElementSize) + " bytes to " +
+           std::to_string(N.Value);
+  case CapturedNodeKind::Copy:
+    return "copy of " + std::to_string(N.Width) + " bytes";
+  case CapturedNodeKind::Empty:
+    return "empty node";
+  }
+  return "node";
+}
+} // namespace
+
+std::string captureDifference(const CapturedShape &A, const CapturedShape &B) {
+  if (A.Nodes.size() != B.Nodes.size())
+    return std::to_string(A.Nodes.size()) + " nodes, then " +
+           std::to_string(B.Nodes.size());
+  for (std::size_t I = 0; I < A.Nodes.size(); ++I) {
+    std::string First = describeNode(A.Nodes[I]),
+                Second = describeNode(B.Nodes[I]);
+    if (First != Second)
+      return "node " + std::to_string(I) + " was a " + First + ", then a " +
+             Second;
+    if (A.Nodes[I].Dependencies != B.Nodes[I].Dependencies)
+      return "node " + std::to_string(I) + " (a " + First +
+             ") waited for other nodes";
+  }
+  return "";
 }
 
 } // namespace kopt::eval

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <random>
 
 namespace kopt::eval {
 
@@ -53,11 +54,12 @@ CaptureVerdict captureCandidate(const std::string &WorkerExecutable,
 
   WorkerJob CaptureJob = Job;
   CaptureJob.ResultPath = (Private / "capture.json").string();
-  // Nothing of the evaluation that follows: not its nonce, not the
-  // reference.
+  // Nothing of the evaluation that follows: not its nonce, not its seeds,
+  // not its kept reference outputs. The reference's library checks the
+  // direct calls (the evaluation child checks it is unchanged).
   CaptureJob.Nonce.clear();
-  CaptureJob.ReferenceLibrary.clear();
   CaptureJob.ReferenceManifest.clear();
+  CaptureJob.SeedBase = std::random_device{}() * 4096ull;
   fs::path JobPath = fs::path(Dir) / "capture-job.json";
   std::ofstream(JobPath) << workerJobToJson(CaptureJob).dump(2) << "\n";
   Run.OutputFile = (fs::path(Dir) / "capture.log").string();
@@ -135,8 +137,13 @@ CaptureVerdict captureCandidate(const std::string &WorkerExecutable,
                      [&](const CaptureFinding &A, const CaptureFinding &B) {
                        return Rank(A.Rule) < Rank(B.Rule);
                      });
-    V = fail(V, Status::Rejected, Capture->Findings.front().Rule,
-             Capture->Findings.front().Evidence);
+    // The candidate's own launcher computing something else is a wrong
+    // result, as it would be outside containment.
+    const CaptureFinding &Gravest = Capture->Findings.front();
+    V = fail(V,
+             Gravest.Rule == "direct-call" ? Status::WrongResult
+                                           : Status::Rejected,
+             Gravest.Rule, Gravest.Evidence);
     for (std::size_t I = 1; I < Capture->Findings.size(); ++I)
       V.Messages.push_back(Capture->Findings[I].Rule + ": " +
                            Capture->Findings[I].Evidence);

@@ -100,4 +100,28 @@ std::optional<std::vector<std::string>> fatBinaries(const std::string &Section,
   return Found;
 }
 
+std::vector<ElfObject> elfDataObjects(const std::string &File,
+                                      std::size_t Max) {
+  std::vector<ElfObject> Out;
+  std::string Error;
+  std::optional<std::string> Symbols = readElfSection(File, ".symtab", Error);
+  std::optional<std::string> Names = readElfSection(File, ".strtab", Error);
+  if (!Symbols || !Names)
+    return Out;
+  for (std::size_t At = 0;
+       At + sizeof(Elf64_Sym) <= Symbols->size() && Out.size() < Max;
+       At += sizeof(Elf64_Sym)) {
+    Elf64_Sym S;
+    std::memcpy(&S, Symbols->data() + At, sizeof(S));
+    if (ELF64_ST_TYPE(S.st_info) != STT_OBJECT || S.st_shndx == SHN_UNDEF ||
+        S.st_size == 0 || S.st_name == 0 || S.st_name >= Names->size())
+      continue;
+    const char *Start = Names->data() + S.st_name;
+    Out.push_back(
+        {std::string(Start, strnlen(Start, Names->size() - S.st_name)),
+         S.st_value, S.st_size});
+  }
+  return Out;
+}
+
 } // namespace kopt::eval

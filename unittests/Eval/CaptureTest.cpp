@@ -60,6 +60,42 @@ TEST(Capture, RoundTrips) {
   EXPECT_EQ(Back->Confinement, R.Confinement);
 }
 
+TEST(Capture, CarriesDeviceVariables) {
+  CaptureReport R = sample();
+  R.Globals = {{"_ZN12_GLOBAL__N_112CoefficientsE", {0, 0, 0x80, 0x3f}}};
+  auto Back = parse(captureToJson(R));
+  ASSERT_TRUE(Back);
+  ASSERT_EQ(Back->Globals.size(), 1u);
+  EXPECT_EQ(Back->Globals[0].Name, R.Globals[0].Name);
+  EXPECT_EQ(Back->Globals[0].Bytes, R.Globals[0].Bytes);
+  // More than the capture carries, or a variable without a name.
+  json J = captureToJson(R);
+  J["globals"][0]["bytes"] =
+      std::string(2 * CaptureLimits::MaxGlobalBytes + 2, '0');
+  EXPECT_FALSE(parse(J));
+  J = captureToJson(R);
+  J["globals"][0]["name"] = "";
+  EXPECT_FALSE(parse(J));
+}
+
+TEST(Capture, ComparesTwoCapturesOfOneCall) {
+  CapturedShape A = sample().Shapes[0], B = A;
+  // Other buffers: the parameter bytes differ, the work does not.
+  B.Nodes[0].Params[0][5] = 0x7e;
+  EXPECT_EQ(captureDifference(A, B), "");
+  B.Nodes[0].Kernel = "_Z4idlePf";
+  EXPECT_NE(captureDifference(A, B).find("_Z4idlePf"), std::string::npos);
+  B = A;
+  B.Nodes[0].Grid = {1, 1, 1};
+  EXPECT_NE(captureDifference(A, B), "");
+  B = A;
+  B.Nodes[1].Dependencies.clear();
+  EXPECT_NE(captureDifference(A, B), "");
+  B = A;
+  B.Nodes.pop_back();
+  EXPECT_EQ(captureDifference(A, B), "2 nodes, then 1");
+}
+
 // What the capture child writes is untrusted: each of these is refused.
 TEST(Capture, RefusesMalformedReports) {
   json Good = captureToJson(sample());

@@ -81,8 +81,18 @@ struct CaptureFinding {
   std::string Evidence;
 };
 
+/// A device variable of the candidate's (`__device__`, `__constant__`) as
+/// its direct calls left it: state a launcher sets up once (coefficients
+/// copied to a `__constant__` on the first call) that no later graph holds.
+/// The replay writes it into its own copy of the device code, by name.
+struct CapturedGlobal {
+  std::string Name;
+  std::vector<unsigned char> Bytes;
+};
+
 struct CaptureReport {
   std::vector<CapturedShape> Shapes;
+  std::vector<CapturedGlobal> Globals;
   std::vector<CaptureFinding> Findings;
   /// Whether GPU work outside the captured calls could be seen (CUPTI).
   bool ActivityTraced = false;
@@ -99,6 +109,8 @@ struct CaptureLimits {
   static constexpr std::size_t MaxRanges = 256;
   static constexpr std::size_t MaxNameBytes = 4096;
   static constexpr std::size_t MaxFindings = 64;
+  static constexpr std::size_t MaxGlobals = 256;
+  static constexpr std::size_t MaxGlobalBytes = 4u << 20; // all of them
 };
 
 nlohmann::json captureToJson(const CaptureReport &Report);
@@ -108,6 +120,13 @@ nlohmann::json captureToJson(const CaptureReport &Report);
 /// with \p Error saying what is wrong otherwise.
 std::optional<CaptureReport> captureFromJson(const nlohmann::json &J,
                                              std::string &Error);
+
+/// Empty when two captures of one shape on different buffers did the same
+/// work: the same nodes in the same order (kernels by name and launch
+/// shape, memsets and copies by size), waiting for the same nodes; else
+/// the first difference. Parameter bytes are not compared: the buffers
+/// moved.
+std::string captureDifference(const CapturedShape &A, const CapturedShape &B);
 
 /// The range holding \p Address, or else the one it is one past the end of
 /// (end pointers), or nullptr.

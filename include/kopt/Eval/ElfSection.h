@@ -9,6 +9,7 @@
 #ifndef KOPT_EVAL_ELFSECTION_H
 #define KOPT_EVAL_ELFSECTION_H
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,19 @@ namespace kopt::eval {
 std::optional<std::string> readElfSection(const std::string &File,
                                           const std::string &Name,
                                           std::string &Error);
+
+/// A data object an ELF file defines (its static symbol table, .symtab):
+/// name, value (an address relative to the load base in a shared
+/// library) and size.
+struct ElfObject {
+  std::string Name;
+  std::uint64_t Value = 0;
+  std::uint64_t Size = 0;
+};
+
+/// The defined data objects of \p File with a size, at most \p Max; empty
+/// when it has no static symbol table.
+std::vector<ElfObject> elfDataObjects(const std::string &File, std::size_t Max);
 
 /// The fat binaries in \p Section (a `.nv_fatbin` section holds one or
 /// more, one after another, each a header with magic 0xBA55ED50 and its

@@ -1,18 +1,26 @@
 //===- CaptureWorker.cpp - The child that runs a candidate's host code ----===//
 //
 // `kopt-bench __capture JOB` (include/kopt/Eval/Capture.h): confines itself
-// (Confinement.h), loads the candidate's library (its constructors run
-// here), calls the entry once per shape under stream capture and writes
-// the graphs down. Nothing it captures runs: this process never executes
-// the candidate's kernels and never sees the reference, the judge's
-// clock, the evaluation's job or its verdict.
+// (Confinement.h), loads the reference and then the candidate's library
+// (its constructors run here). For each shape it calls the entry directly
+// and checks every call against the reference (DirectCalls.h), captures
+// one call as a CUDA graph, calls it directly again, captures it again on
+// other buffers, and refuses graphs that differ (inconsistent-capture);
+// the first graph is written down for the replay. Nothing it captures
+// runs; the candidate's kernels run only in its direct calls. This process
+// never sees the evaluation's seeds, the judge's clock, its job or its
+// verdict.
 //
 //===----------------------------------------------------------------------===//
 #include "ActivityTrace.h"
+#include "DeviceData.h"
+#include "DirectCalls.h"
 #include "Evaluation.h"
 
 #include "kopt/Eval/Capture.h"
 #include "kopt/Eval/Confinement.h"
+#include "kopt/Eval/ElfSection.h"
+#include "kopt/Eval/ObjectRules.h"
 #include "kopt/Spec/ProblemParser.h"
 
 #include <cuda.h>
@@ -20,12 +28,14 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -275,7 +285,10 @@ bool hasWork(const CapturedShape &S) {
 /// Nothing captured runs, so the device should be idle at once. Work still
 /// running (a kernel left on a private stream, a hog) is reported; after
 /// \p Seconds the report is written from a watchdog and the process ends.
-void waitForStrayWork(CaptureReport &Report, int Fd, double Seconds) {
+void waitForStrayWork(
+    CaptureReport &Report, int Fd, double Seconds,
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>> &Allowed,
+    cudaStream_t Own) {
   std::mutex Mutex;
   std::condition_variable Done;
   bool Finished = false;
@@ -314,12 +327,160 @@ void waitForStrayWork(CaptureReport &Report, int Fd, double Seconds) {
              "given (a private stream, a thread, or work left running)"});
 #ifdef KOPT_EVAL_HAS_CUPTI
   if (Report.ActivityTraced)
-    for (const std::string &K : kernelsThatRan(8))
+    for (const std::string &K : kernelsOutside(Allowed, Own, 8))
       Report.Findings.push_back(
           {"uncaptured-work",
-           K + " ran in the capture process, where nothing the judge was "
-               "given runs: work outside the stream the entry was given"});
+           K + " ran in the capture process outside the candidate's direct "
+               "calls (before the first, during a capture, or after a "
+               "call's stream had drained): work the judge was not given"});
+#else
+  (void)Allowed;
+  (void)Own;
 #endif
+}
+/// The last name of a mangled one, length included ("12Coefficients" of
+/// `_ZN51_GLOBAL__N__..._cu_78c9db6fL12CoefficientsE`, "1c" of `_ZL1c`), or
+/// empty.
+std::string lastComponent(const std::string &Mangled) {
+  if (Mangled.rfind("_Z", 0) != 0)
+    return "";
+  std::size_t End = Mangled.size() - (Mangled.back() == 'E' ? 1 : 0);
+  for (std::size_t P = End; P-- > 2;) {
+    if (!std::isdigit(static_cast<unsigned char>(Mangled[P])) ||
+        std::isdigit(static_cast<unsigned char>(Mangled[P - 1])))
+      continue;
+    std::size_t Digits = P;
+    while (Digits < End &&
+           std::isdigit(static_cast<unsigned char>(Mangled[Digits])))
+      ++Digits;
+    if (Digits - P <= 6 &&
+        std::stoul(Mangled.substr(P, Digits - P)) == End - Digits)
+      return Mangled.substr(P, End - P);
+  }
+  return "";
+}
+
+/// The name the device code knows a variable by, from its host shadow's
+/// name \p Host: the same, unless it has internal linkage, which nvcc names
+/// differently on each side (`_ZN51_GLOBAL__N__..._cu_78c9db6fL1cE` on
+/// the host, `_ZN49_INTERNAL_..._cu_78c9db6f51_GLOBAL__N__..._1cE` in the
+/// device code). The device name is a string the library registers the
+/// variable with: among \p Strings, the internal one ending in the same
+/// last name, if only one does.
+std::string deviceName(const std::string &Host,
+                       const std::vector<std::string> &Strings) {
+  if (std::find(Strings.begin(), Strings.end(), Host) != Strings.end())
+    return Host;
+  std::string Last = lastComponent(Host);
+  if (Last.empty())
+    return Host;
+  std::string Found;
+  for (const std::string &S : Strings) {
+    bool Internal = S.find("_INTERNAL_") != std::string::npos ||
+                    S.find("_GLOBAL__N_") != std::string::npos;
+    if (!Internal || S == Host || lastComponent(S) != Last)
+      continue;
+    if (!Found.empty() && Found != S)
+      return Host; // ambiguous
+    Found = S;
+  }
+  return Found.empty() ? Host : Found;
+}
+
+/// The candidate's device variables as its calls left them, found through
+/// the host shadows its library registered (`__cudaRegisterVar`): each data
+/// object of its symbol table that the runtime knows as a device symbol.
+std::vector<CapturedGlobal> snapshotGlobals(const std::string &LibraryPath,
+                                            std::uintptr_t Base) {
+  std::vector<CapturedGlobal> Out;
+  std::ifstream In(LibraryPath, std::ios::binary);
+  std::string File((std::istreambuf_iterator<char>(In)),
+                   std::istreambuf_iterator<char>());
+  if (!Base || File.empty())
+    return Out;
+  std::string Ignored;
+  std::optional<ObjectImports> Imports = readObjectImports(File, Ignored);
+  std::vector<std::string> Strings;
+  if (Imports)
+    Strings = std::move(Imports->Strings);
+  std::size_t Total = 0;
+  for (const ElfObject &O : elfDataObjects(File, 1 << 16)) {
+    const void *Host = reinterpret_cast<const void *>(Base + O.Value);
+    void *Device = nullptr;
+    std::size_t Bytes = 0;
+    if (cudaGetSymbolAddress(&Device, Host) != cudaSuccess ||
+        cudaGetSymbolSize(&Bytes, Host) != cudaSuccess) {
+      cudaGetLastError();
+      continue;
+    }
+    if (Out.size() >= CaptureLimits::MaxGlobals ||
+        Total + Bytes > CaptureLimits::MaxGlobalBytes)
+      throw std::runtime_error(
+          "the candidate's device variables are more than the capture "
+          "carries (" +
+          std::to_string(CaptureLimits::MaxGlobals) + " variables, " +
+          std::to_string(CaptureLimits::MaxGlobalBytes) + " bytes)");
+    CapturedGlobal G;
+    G.Name = deviceName(O.Name, Strings);
+    G.Bytes.resize(Bytes);
+    KOPT_CUDA(
+        cudaMemcpy(G.Bytes.data(), Device, Bytes, cudaMemcpyDeviceToHost));
+    Total += Bytes;
+    Out.push_back(std::move(G));
+  }
+  return Out;
+}
+
+/// Calls the entry on \p Args under stream capture and records the graph;
+/// nullopt (with a finding) when the work could not be captured.
+std::optional<CapturedShape> captureCall(const spec::Problem &P,
+                                         std::size_t ShapeIndex,
+                                         ProblemArguments &Args,
+                                         const Entry &Candidate,
+                                         CaptureReport &Report) {
+  std::string Where = "shape #" + std::to_string(ShapeIndex);
+  CapturedShape Shape;
+  Shape.Shape = ShapeIndex;
+  for (std::size_t A = 0; A < P.Args.size(); ++A) {
+    if (P.Args[A].isScalar())
+      Shape.Scalars.push_back(
+          *static_cast<const std::uint64_t *>(Args.argv()[A]));
+    else if (P.Args[A].isBuffer())
+      Shape.Ranges.push_back(
+          {static_cast<int>(A),
+           reinterpret_cast<std::uint64_t>(Args.buffer(A).data()),
+           Args.bytes(A)});
+  }
+  cudaStream_t Stream = nullptr;
+  KOPT_CUDA(cudaStreamCreateWithFlags(&Stream, cudaStreamNonBlocking));
+  // Relaxed: an entry may allocate scratch on its first call.
+  KOPT_CUDA(cudaStreamBeginCapture(Stream, cudaStreamCaptureModeRelaxed));
+  Candidate.call(Args.argv(), Stream);
+  cudaError_t Launch = cudaGetLastError();
+  cudaGraph_t Graph = nullptr;
+  cudaError_t End = cudaStreamEndCapture(Stream, &Graph);
+  if (Launch != cudaSuccess || End != cudaSuccess || !Graph) {
+    cudaGetLastError();
+    Report.Findings.push_back(
+        {"not-capturable",
+         Where + ": the entry's work cannot be captured as a CUDA graph (" +
+             cudaGetErrorName(Launch != cudaSuccess ? Launch : End) +
+             "): it synchronizes, copies from host memory, or works "
+             "outside the stream it was given"});
+    return std::nullopt;
+  }
+  std::size_t Before = Report.Findings.size();
+  GraphRecorder(Shape, Report).record(Graph);
+  cudaGraphDestroy(Graph);
+  if (!hasWork(Shape))
+    Report.Findings.push_back(
+        {"uncaptured-work",
+         Where + ": the entry put no GPU work on the stream it was "
+                 "given (work on a private stream or thread is neither "
+                 "timed nor replayed)"});
+  if (Report.Findings.size() != Before)
+    return std::nullopt;
+  return Shape;
 }
 } // namespace
 
@@ -341,9 +502,10 @@ int runCaptureWorker(const std::string &JobPath) {
     OutFd = open(Job.ResultPath.c_str(),
                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int LibraryFd = open(Job.CandidateLibrary.c_str(), O_RDONLY | O_CLOEXEC);
-    if (OutFd < 0 || LibraryFd < 0)
-      throw std::runtime_error("cannot open the capture file or the "
-                               "candidate's library");
+    int ReferenceFd = open(Job.ReferenceLibrary.c_str(), O_RDONLY | O_CLOEXEC);
+    if (OutFd < 0 || LibraryFd < 0 || ReferenceFd < 0)
+      throw std::runtime_error("cannot open the capture file, the "
+                               "candidate's library or the reference's");
     // Before CUDA starts its threads, so that every thread inherits it.
     setStage("confining the capture process");
     ConfinementResult Confined = confineProcess(
@@ -369,54 +531,70 @@ int runCaptureWorker(const std::string &JobPath) {
                                Dropped);
     if (!Dropped.empty())
       Report.Confinement.push_back(Dropped);
+    // The reference checks the direct calls; it is loaded first, before any
+    // code of the candidate's runs.
+    setStage("loading the reference");
+    EntryLibrary Reference("/proc/self/fd/" + std::to_string(ReferenceFd));
     setStage("loading the candidate (its host code runs from here on)");
     EntryLibrary Candidate("/proc/self/fd/" + std::to_string(LibraryFd));
+    cudaStream_t Stream = nullptr;
+    KOPT_CUDA(cudaStreamCreateWithFlags(&Stream, cudaStreamNonBlocking));
+    initDeviceData();
+    // At least MinDirectCalls direct calls in all (a launcher that skips
+    // calls after a count), at least 8 a shape, half before the first
+    // capture and half between the two.
+    constexpr int MinDirectCalls = 48;
+    int Shapes = static_cast<int>(P.Shapes.size());
+    int PerShape = std::max(8, (MinDirectCalls + Shapes - 1) / Shapes);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> Allowed;
     for (std::size_t I = 0; I < P.Shapes.size() && Report.Findings.empty();
          ++I) {
       std::string Where = "shape #" + std::to_string(I);
-      setStage("capturing the entry's work on " + Where);
-      auto Args = allocateArguments(P, P.Shapes[I], Where);
-      CapturedShape Shape;
-      Shape.Shape = I;
-      for (std::size_t A = 0; A < P.Args.size(); ++A) {
-        if (P.Args[A].isScalar())
-          Shape.Scalars.push_back(
-              *static_cast<const std::uint64_t *>(Args->argv()[A]));
-        else if (P.Args[A].isBuffer())
-          Shape.Ranges.push_back(
-              {static_cast<int>(A),
-               reinterpret_cast<std::uint64_t>(Args->buffer(A).data()),
-               Args->bytes(A)});
-      }
-      cudaStream_t Stream = nullptr;
-      KOPT_CUDA(cudaStreamCreateWithFlags(&Stream, cudaStreamNonBlocking));
-      // Relaxed: an entry may allocate scratch on its first call.
-      KOPT_CUDA(cudaStreamBeginCapture(Stream, cudaStreamCaptureModeRelaxed));
-      Candidate.call(Args->argv(), Stream);
-      cudaError_t Launch = cudaGetLastError();
-      cudaGraph_t Graph = nullptr;
-      cudaError_t End = cudaStreamEndCapture(Stream, &Graph);
-      if (Launch != cudaSuccess || End != cudaSuccess || !Graph) {
-        cudaGetLastError();
-        Report.Findings.push_back(
-            {"not-capturable",
-             Where + ": the entry's work cannot be captured as a CUDA graph (" +
-                 cudaGetErrorName(Launch != cudaSuccess ? Launch : End) +
-                 "): it synchronizes, copies from host memory, or works "
-                 "outside the stream it was given"});
+      setStage("allocating " + Where);
+      auto X = allocateArguments(P, P.Shapes[I], Where);
+      auto Y = allocateArguments(P, P.Shapes[I], Where);
+      setStage("calling the entry directly on " + Where);
+      DirectCalls Direct(P, Job, I, Reference, Candidate, *X, *Y, Stream);
+      auto Calls = [&](int Count) {
+        std::string Wrong = Direct.run(Count, 4, 1.5);
+        if (!Wrong.empty())
+          Report.Findings.push_back({"direct-call", Wrong});
+        return Wrong.empty();
+      };
+      if (!Calls(PerShape / 2))
         break;
-      }
-      GraphRecorder(Shape, Report).record(Graph);
-      if (!hasWork(Shape))
+      setStage("capturing the entry's work on " + Where);
+      std::optional<CapturedShape> First =
+          captureCall(P, I, *X, Candidate, Report);
+      if (!First || !Calls(PerShape - PerShape / 2))
+        break;
+      setStage("capturing the entry's work on " + Where + " again");
+      std::optional<CapturedShape> Second =
+          captureCall(P, I, *Y, Candidate, Report);
+      if (!Second)
+        break;
+      std::string Differs = captureDifference(*First, *Second);
+      if (!Differs.empty())
         Report.Findings.push_back(
-            {"uncaptured-work",
-             Where + ": the entry put no GPU work on the stream it was "
-                     "given (work on a private stream or thread is neither "
-                     "timed nor replayed)"});
-      Report.Shapes.push_back(std::move(Shape));
+            {"inconsistent-capture",
+             Where +
+                 ": two captures of the same call on different buffers "
+                 "did different work (" +
+                 Differs +
+                 "): the graph replayed would not be what the launcher "
+                 "does"});
+      Allowed.insert(Allowed.end(), Direct.windows().begin(),
+                     Direct.windows().end());
+      Report.Shapes.push_back(std::move(*First));
+    }
+    if (Report.Findings.empty()) {
+      setStage("reading the candidate's device variables");
+      KOPT_CUDA(cudaStreamSynchronize(Stream));
+      Report.Globals = snapshotGlobals(
+          "/proc/self/fd/" + std::to_string(LibraryFd), Candidate.loadBase());
     }
     setStage("looking for GPU work outside the captured calls");
-    waitForStrayWork(Report, OutFd, 3.0);
+    waitForStrayWork(Report, OutFd, 3.0, Allowed, Stream);
     std::size_t Persisting = 0;
     if (cudaDeviceGetLimit(&Persisting, cudaLimitPersistingL2CacheSize) ==
             cudaSuccess &&

@@ -124,6 +124,13 @@ EntryLibrary::EntryLibrary(const std::string &Path) {
     throw std::runtime_error(Path + " has no kopt_shim_call");
 }
 
+std::uintptr_t EntryLibrary::loadBase() const {
+  Dl_info Info{};
+  if (!dladdr(reinterpret_cast<void *>(Fn), &Info))
+    return 0;
+  return reinterpret_cast<std::uintptr_t>(Info.dli_fbase);
+}
+
 EntryLibrary::~EntryLibrary() {
   // Never dlclose: the CUDA runtime keeps the registered fat binaries.
 }

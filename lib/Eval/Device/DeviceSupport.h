@@ -122,6 +122,9 @@ public:
   void call(void *const *Args, cudaStream_t Stream) const override {
     Fn(Args, Stream);
   }
+  /// Where the library was loaded (0 if unknown): its symbols' values are
+  /// offsets from here.
+  std::uintptr_t loadBase() const;
 
 private:
   void *Handle = nullptr;

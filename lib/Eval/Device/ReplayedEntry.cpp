@@ -7,6 +7,7 @@
 #include "kopt/Eval/Sha256.h"
 #include "kopt/Spec/ProblemValidator.h"
 
+#include <cstdio>
 #include <cstring>
 
 namespace kopt::eval::device {
@@ -61,6 +62,35 @@ ReplayedEntry::ReplayedEntry(const spec::Problem &P,
                     cudaGetErrorName(E) + ")");
     }
     Libraries.push_back(Library);
+  }
+  // The device variables as the candidate's own calls left them (state a
+  // launcher sets up once), by name into this copy of its device code.
+  for (const CapturedGlobal &G : Capture.Globals) {
+    bool Written = false;
+    for (cudaLibrary_t Library : Libraries) {
+      void *Device = nullptr;
+      std::size_t Bytes = 0;
+      if (cudaLibraryGetGlobal(&Device, &Bytes, Library, G.Name.c_str()) !=
+          cudaSuccess) {
+        cudaGetLastError();
+        continue;
+      }
+      if (Bytes != G.Bytes.size())
+        notReplayable("the capture holds " + std::to_string(G.Bytes.size()) +
+                      " bytes of device variable '" + G.Name + "', which has " +
+                      std::to_string(Bytes));
+      KOPT_CUDA(
+          cudaMemcpy(Device, G.Bytes.data(), Bytes, cudaMemcpyHostToDevice));
+      Written = true;
+      break;
+    }
+    // A variable of internal linkage may be named otherwise in the device
+    // code: left as loaded; the correctness check tells if it mattered.
+    if (!Written)
+      std::fprintf(stderr,
+                   "kopt-bench replay: note: device variable '%s' of the "
+                   "capture was not found by that name; left as loaded\n",
+                   G.Name.c_str());
   }
 }
 
