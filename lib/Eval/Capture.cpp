@@ -150,6 +150,18 @@ CapturedNode nodeFromJson(const json &J, std::size_t Index) {
     N.Destination = unsignedField(J, "destination");
     N.Source = unsignedField(J, "source");
     N.Width = unsignedField(J, "bytes", 1ull << 40);
+    if (J.contains("host_bytes")) {
+      N.HostBytes = fromHex(
+          stringField(J, "host_bytes", 2 * CaptureLimits::MaxHostCopyBytes));
+      if (N.HostBytes.size() != N.Width || N.HostBytes.empty())
+        throw Malformed("a copy from host memory does not carry its bytes");
+    }
+    if (J.contains("symbol")) {
+      N.Symbol = stringField(J, "symbol", CaptureLimits::MaxNameBytes);
+      if (N.Symbol.empty() || N.HostBytes.empty())
+        throw Malformed("a copy into a device variable names none, or does "
+                        "not come from host memory");
+    }
   } else if (Kind == "empty") {
     N.Kind = CapturedNodeKind::Empty;
   } else {
@@ -228,6 +240,10 @@ json captureToJson(const CaptureReport &Report) {
         J["destination"] = N.Destination;
         J["source"] = N.Source;
         J["bytes"] = N.Width;
+        if (!N.HostBytes.empty())
+          J["host_bytes"] = toHex(N.HostBytes);
+        if (!N.Symbol.empty())
+          J["symbol"] = N.Symbol;
         break;
       case CapturedNodeKind::Empty:
         break;
@@ -329,7 +345,9 @@ std::string describeNode(const CapturedNode &N) {
            std::to_string(N.ElementSize) + " bytes to " +
            std::to_string(N.Value);
   case CapturedNodeKind::Copy:
-    return "copy of " + std::to_string(N.Width) + " bytes";
+    return "copy of " + std::to_string(N.Width) + " bytes" +
+           (N.HostBytes.empty() ? "" : " from host memory") +
+           (N.Symbol.empty() ? "" : " into '" + N.Symbol + "'");
   case CapturedNodeKind::Empty:
     return "empty node";
   }

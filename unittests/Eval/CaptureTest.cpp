@@ -1,4 +1,5 @@
 #include "kopt/Eval/Capture.h"
+#include "kopt/Eval/DeviceNames.h"
 #include "kopt/Eval/ElfSection.h"
 
 #include <gtest/gtest.h>
@@ -187,4 +188,47 @@ TEST(ElfSection, SplitsTheFatBinaries) {
   EXPECT_EQ((*Fat)[1], fatHeader(16) + std::string(16, 'b'));
 }
 
+} // namespace
+
+namespace {
+TEST(DeviceNames, InternalVariablesAreRenamedOnTheDevice) {
+  std::vector<std::string> Strings = {
+      "kopt_shim_call",
+      "_ZN49_INTERNAL_090b3833_18_honest_constant_cu_78c9db6f51_GLOBAL__N__"
+      "090b3833_18_honest_constant_cu_78c9db6f12CoefficientsE",
+      "Table", "_ZN49_INTERNAL_aa_GLOBAL__N__bb5TableE"};
+  // External: the same name on both sides.
+  EXPECT_EQ(kopt::eval::deviceName("Table", Strings), "Table");
+  // Internal: the registered string ending in the same name.
+  EXPECT_EQ(kopt::eval::deviceName(
+                "_ZN51_GLOBAL__N__090b3833_18_honest_constant_cu_78c9db6fL12"
+                "CoefficientsE",
+                Strings),
+            Strings[1]);
+  // Two candidates, or none: the host name is kept.
+  Strings.push_back("_ZN49_INTERNAL_cc_GLOBAL__N__dd12CoefficientsE");
+  EXPECT_EQ(kopt::eval::deviceName("_ZL12Coefficients", Strings),
+            "_ZL12Coefficients");
+  EXPECT_EQ(kopt::eval::deviceName("_ZL1x", Strings), "_ZL1x");
+}
+
+TEST(Capture, CarriesCopiesFromHostMemory) {
+  CaptureReport R = sample();
+  CapturedNode C;
+  C.Kind = CapturedNodeKind::Copy;
+  C.Width = 8;
+  C.HostBytes = {0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3f};
+  C.Symbol = "Table";
+  R.Shapes[0].Nodes.push_back(C);
+  auto Back = parse(captureToJson(R));
+  ASSERT_TRUE(Back);
+  EXPECT_EQ(Back->Shapes[0].Nodes[2].HostBytes, C.HostBytes);
+  EXPECT_EQ(Back->Shapes[0].Nodes[2].Symbol, "Table");
+  json J = captureToJson(R);
+  J["shapes"][0]["nodes"][2]["bytes"] = 9; // not the bytes it carries
+  EXPECT_FALSE(parse(J));
+  J = captureToJson(R);
+  J["shapes"][0]["nodes"][2].erase("host_bytes"); // a symbol, device source
+  EXPECT_FALSE(parse(J));
+}
 } // namespace

@@ -54,7 +54,9 @@ struct CapturedNode {
   std::vector<std::vector<unsigned char>> Params;
 
   // Memset (Destination, Value, ElementSize, Width, Height, Pitch) and
-  // one-dimensional device-to-device copy (Destination, Source, Width).
+  // one-dimensional copy (Destination, Width; Source, from device memory,
+  // or HostBytes, from host memory by value). A copy into a device variable
+  // names it (Symbol), Destination then being the offset in it.
   std::uint64_t Destination = 0;
   std::uint64_t Source = 0;
   unsigned Value = 0;
@@ -62,6 +64,8 @@ struct CapturedNode {
   std::uint64_t Width = 0;
   std::uint64_t Height = 1;
   std::uint64_t Pitch = 0;
+  std::vector<unsigned char> HostBytes;
+  std::string Symbol;
 };
 
 /// One shape's call: its scalar arguments (the 8-byte slots the shim reads,
@@ -109,6 +113,7 @@ struct CaptureLimits {
   static constexpr std::size_t MaxRanges = 256;
   static constexpr std::size_t MaxNameBytes = 4096;
   static constexpr std::size_t MaxFindings = 64;
+  static constexpr std::size_t MaxHostCopyBytes = 64 * 1024;
   static constexpr std::size_t MaxGlobals = 256;
   static constexpr std::size_t MaxGlobalBytes = 4u << 20; // all of them
 };

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "ActivityTrace.h"
 #include "DeviceData.h"
+#include "DeviceVariables.h"
 #include "DirectCalls.h"
 #include "Evaluation.h"
 
@@ -69,8 +70,9 @@ const char *nodeTypeName(cudaGraphNodeType T) {
 
 class GraphRecorder {
 public:
-  GraphRecorder(CapturedShape &Out, CaptureReport &Report)
-      : Out(Out), Report(Report) {
+  GraphRecorder(CapturedShape &Out, CaptureReport &Report,
+                const std::vector<DeviceVariable> &Variables)
+      : Out(Out), Report(Report), Variables(Variables) {
     void *Fn = nullptr;
     cudaDriverEntryPointQueryResult Q;
     if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &Fn, 12000,
@@ -86,6 +88,7 @@ public:
 private:
   CapturedShape &Out;
   CaptureReport &Report;
+  const std::vector<DeviceVariable> &Variables;
   GetAddressRangeFn GetRange = nullptr;
 
   void finding(const std::string &Rule, const std::string &Evidence) {
@@ -183,15 +186,35 @@ void GraphRecorder::recordCopy(cudaGraphNode_t Node, CapturedNode &N) {
     cudaGetLastError();
     return D;
   };
-  if (!OneDimensional || !IsDevice(P.srcPtr.ptr) || !IsDevice(P.dstPtr.ptr)) {
+  bool FromHost = OneDimensional && !IsDevice(P.srcPtr.ptr) &&
+                  IsDevice(P.dstPtr.ptr) &&
+                  P.extent.width <= CaptureLimits::MaxHostCopyBytes;
+  if (!OneDimensional || !IsDevice(P.dstPtr.ptr) ||
+      (!FromHost && !IsDevice(P.srcPtr.ptr))) {
     finding("not-capturable",
-            "a captured copy is not a one-dimensional device-to-device copy");
+            "a captured copy is neither a one-dimensional device-to-device "
+            "copy nor one of at most " +
+                std::to_string(CaptureLimits::MaxHostCopyBytes) +
+                " bytes from host memory");
     return;
   }
-  N.Source = reinterpret_cast<std::uint64_t>(P.srcPtr.ptr);
   N.Destination = reinterpret_cast<std::uint64_t>(P.dstPtr.ptr);
   N.Width = P.extent.width;
-  noteMemory(N.Source);
+  if (FromHost) {
+    // By value: the host bytes as the graph would read them now (a
+    // constant table; a buffer the launcher rewrites gives the correctness
+    // check something to find).
+    const auto *Bytes = static_cast<const unsigned char *>(P.srcPtr.ptr);
+    N.HostBytes.assign(Bytes, Bytes + N.Width);
+    if (const DeviceVariable *V = variableAt(Variables, N.Destination)) {
+      N.Symbol = V->Name;
+      N.Destination -= V->Address;
+      return;
+    }
+  } else {
+    N.Source = reinterpret_cast<std::uint64_t>(P.srcPtr.ptr);
+    noteMemory(N.Source);
+  }
   noteMemory(N.Destination);
 }
 
@@ -338,106 +361,13 @@ void waitForStrayWork(
   (void)Own;
 #endif
 }
-/// The last name of a mangled one, length included ("12Coefficients" of
-/// `_ZN51_GLOBAL__N__..._cu_78c9db6fL12CoefficientsE`, "1c" of `_ZL1c`), or
-/// empty.
-std::string lastComponent(const std::string &Mangled) {
-  if (Mangled.rfind("_Z", 0) != 0)
-    return "";
-  std::size_t End = Mangled.size() - (Mangled.back() == 'E' ? 1 : 0);
-  for (std::size_t P = End; P-- > 2;) {
-    if (!std::isdigit(static_cast<unsigned char>(Mangled[P])) ||
-        std::isdigit(static_cast<unsigned char>(Mangled[P - 1])))
-      continue;
-    std::size_t Digits = P;
-    while (Digits < End &&
-           std::isdigit(static_cast<unsigned char>(Mangled[Digits])))
-      ++Digits;
-    if (Digits - P <= 6 &&
-        std::stoul(Mangled.substr(P, Digits - P)) == End - Digits)
-      return Mangled.substr(P, End - P);
-  }
-  return "";
-}
-
-/// The name the device code knows a variable by, from its host shadow's
-/// name \p Host: the same, unless it has internal linkage, which nvcc names
-/// differently on each side (`_ZN51_GLOBAL__N__..._cu_78c9db6fL1cE` on
-/// the host, `_ZN49_INTERNAL_..._cu_78c9db6f51_GLOBAL__N__..._1cE` in the
-/// device code). The device name is a string the library registers the
-/// variable with: among \p Strings, the internal one ending in the same
-/// last name, if only one does.
-std::string deviceName(const std::string &Host,
-                       const std::vector<std::string> &Strings) {
-  if (std::find(Strings.begin(), Strings.end(), Host) != Strings.end())
-    return Host;
-  std::string Last = lastComponent(Host);
-  if (Last.empty())
-    return Host;
-  std::string Found;
-  for (const std::string &S : Strings) {
-    bool Internal = S.find("_INTERNAL_") != std::string::npos ||
-                    S.find("_GLOBAL__N_") != std::string::npos;
-    if (!Internal || S == Host || lastComponent(S) != Last)
-      continue;
-    if (!Found.empty() && Found != S)
-      return Host; // ambiguous
-    Found = S;
-  }
-  return Found.empty() ? Host : Found;
-}
-
-/// The candidate's device variables as its calls left them, found through
-/// the host shadows its library registered (`__cudaRegisterVar`): each data
-/// object of its symbol table that the runtime knows as a device symbol.
-std::vector<CapturedGlobal> snapshotGlobals(const std::string &LibraryPath,
-                                            std::uintptr_t Base) {
-  std::vector<CapturedGlobal> Out;
-  std::ifstream In(LibraryPath, std::ios::binary);
-  std::string File((std::istreambuf_iterator<char>(In)),
-                   std::istreambuf_iterator<char>());
-  if (!Base || File.empty())
-    return Out;
-  std::string Ignored;
-  std::optional<ObjectImports> Imports = readObjectImports(File, Ignored);
-  std::vector<std::string> Strings;
-  if (Imports)
-    Strings = std::move(Imports->Strings);
-  std::size_t Total = 0;
-  for (const ElfObject &O : elfDataObjects(File, 1 << 16)) {
-    const void *Host = reinterpret_cast<const void *>(Base + O.Value);
-    void *Device = nullptr;
-    std::size_t Bytes = 0;
-    if (cudaGetSymbolAddress(&Device, Host) != cudaSuccess ||
-        cudaGetSymbolSize(&Bytes, Host) != cudaSuccess) {
-      cudaGetLastError();
-      continue;
-    }
-    if (Out.size() >= CaptureLimits::MaxGlobals ||
-        Total + Bytes > CaptureLimits::MaxGlobalBytes)
-      throw std::runtime_error(
-          "the candidate's device variables are more than the capture "
-          "carries (" +
-          std::to_string(CaptureLimits::MaxGlobals) + " variables, " +
-          std::to_string(CaptureLimits::MaxGlobalBytes) + " bytes)");
-    CapturedGlobal G;
-    G.Name = deviceName(O.Name, Strings);
-    G.Bytes.resize(Bytes);
-    KOPT_CUDA(
-        cudaMemcpy(G.Bytes.data(), Device, Bytes, cudaMemcpyDeviceToHost));
-    Total += Bytes;
-    Out.push_back(std::move(G));
-  }
-  return Out;
-}
-
 /// Calls the entry on \p Args under stream capture and records the graph;
 /// nullopt (with a finding) when the work could not be captured.
-std::optional<CapturedShape> captureCall(const spec::Problem &P,
-                                         std::size_t ShapeIndex,
-                                         ProblemArguments &Args,
-                                         const Entry &Candidate,
-                                         CaptureReport &Report) {
+std::optional<CapturedShape>
+captureCall(const spec::Problem &P, std::size_t ShapeIndex,
+            ProblemArguments &Args, const Entry &Candidate,
+            const std::vector<DeviceVariable> &Variables,
+            CaptureReport &Report) {
   std::string Where = "shape #" + std::to_string(ShapeIndex);
   CapturedShape Shape;
   Shape.Shape = ShapeIndex;
@@ -470,7 +400,7 @@ std::optional<CapturedShape> captureCall(const spec::Problem &P,
     return std::nullopt;
   }
   std::size_t Before = Report.Findings.size();
-  GraphRecorder(Shape, Report).record(Graph);
+  GraphRecorder(Shape, Report, Variables).record(Graph);
   cudaGraphDestroy(Graph);
   if (!hasWork(Shape))
     Report.Findings.push_back(
@@ -537,6 +467,8 @@ int runCaptureWorker(const std::string &JobPath) {
     EntryLibrary Reference("/proc/self/fd/" + std::to_string(ReferenceFd));
     setStage("loading the candidate (its host code runs from here on)");
     EntryLibrary Candidate("/proc/self/fd/" + std::to_string(LibraryFd));
+    std::vector<DeviceVariable> Variables = findDeviceVariables(
+        "/proc/self/fd/" + std::to_string(LibraryFd), Candidate.loadBase());
     cudaStream_t Stream = nullptr;
     KOPT_CUDA(cudaStreamCreateWithFlags(&Stream, cudaStreamNonBlocking));
     initDeviceData();
@@ -565,12 +497,12 @@ int runCaptureWorker(const std::string &JobPath) {
         break;
       setStage("capturing the entry's work on " + Where);
       std::optional<CapturedShape> First =
-          captureCall(P, I, *X, Candidate, Report);
+          captureCall(P, I, *X, Candidate, Variables, Report);
       if (!First || !Calls(PerShape - PerShape / 2))
         break;
       setStage("capturing the entry's work on " + Where + " again");
       std::optional<CapturedShape> Second =
-          captureCall(P, I, *Y, Candidate, Report);
+          captureCall(P, I, *Y, Candidate, Variables, Report);
       if (!Second)
         break;
       std::string Differs = captureDifference(*First, *Second);
@@ -590,8 +522,7 @@ int runCaptureWorker(const std::string &JobPath) {
     if (Report.Findings.empty()) {
       setStage("reading the candidate's device variables");
       KOPT_CUDA(cudaStreamSynchronize(Stream));
-      Report.Globals = snapshotGlobals(
-          "/proc/self/fd/" + std::to_string(LibraryFd), Candidate.loadBase());
+      Report.Globals = snapshotVariables(Variables);
     }
     setStage("looking for GPU work outside the captured calls");
     waitForStrayWork(Report, OutFd, 3.0, Allowed, Stream);

@@ -99,6 +99,25 @@ ReplayedEntry::~ReplayedEntry() {
   // Never unloaded: graphs may still be in flight when the worker exits.
 }
 
+void *ReplayedEntry::variable(const std::string &Name, std::uint64_t Offset,
+                              std::uint64_t Extent) const {
+  for (cudaLibrary_t Library : Libraries) {
+    void *Device = nullptr;
+    std::size_t Bytes = 0;
+    if (cudaLibraryGetGlobal(&Device, &Bytes, Library, Name.c_str()) !=
+        cudaSuccess) {
+      cudaGetLastError();
+      continue;
+    }
+    if (Offset > Bytes || Extent > Bytes - Offset)
+      notReplayable("a copy into device variable '" + Name + "' of " +
+                    std::to_string(Bytes) + " bytes reaches past its end");
+    return static_cast<unsigned char *>(Device) + Offset;
+  }
+  notReplayable("the capture copies into device variable '" + Name +
+                "', which the candidate's device code does not define");
+}
+
 cudaKernel_t ReplayedEntry::kernel(const std::string &Name) const {
   for (cudaLibrary_t Library : Libraries) {
     cudaKernel_t K = nullptr;
@@ -241,15 +260,25 @@ ReplayedEntry::instantiate(const CapturedShape &S, void *const *Args,
           "adding a memset");
       break;
     }
-    case CapturedNodeKind::Copy:
-      replayCall(
-          cudaGraphAddMemcpyNode1D(
-              &Node, Graph, Deps.data(), Deps.size(),
-              reinterpret_cast<void *>(translate(N.Destination, N.Width, true)),
-              reinterpret_cast<void *>(translate(N.Source, N.Width, true)),
-              N.Width, cudaMemcpyDeviceToDevice),
-          "adding a copy");
+    case CapturedNodeKind::Copy: {
+      void *Destination = N.Symbol.empty()
+                              ? reinterpret_cast<void *>(
+                                    translate(N.Destination, N.Width, true))
+                              : variable(N.Symbol, N.Destination, N.Width);
+      // From host memory: the captured bytes, read when the graph runs, as
+      // the candidate's own graph reads its table.
+      const void *Source =
+          N.HostBytes.empty()
+              ? reinterpret_cast<void *>(translate(N.Source, N.Width, true))
+              : static_cast<const void *>(N.HostBytes.data());
+      replayCall(cudaGraphAddMemcpyNode1D(
+                     &Node, Graph, Deps.data(), Deps.size(), Destination,
+                     Source, N.Width,
+                     N.HostBytes.empty() ? cudaMemcpyDeviceToDevice
+                                         : cudaMemcpyHostToDevice),
+                 "adding a copy");
       break;
+    }
     case CapturedNodeKind::Empty:
       replayCall(cudaGraphAddEmptyNode(&Node, Graph, Deps.data(), Deps.size()),
                  "adding an empty node");

@@ -45,6 +45,10 @@ private:
                                         void *const *Args,
                                         cudaStream_t Stream) const;
   cudaKernel_t kernel(const std::string &Name) const;
+  /// \p Offset bytes into the device variable \p Name, which must hold
+  /// \p Extent bytes from there.
+  void *variable(const std::string &Name, std::uint64_t Offset,
+                 std::uint64_t Extent) const;
 };
 
 /// The reference under containment: each call is captured once (per
