@@ -489,9 +489,24 @@ int runCaptureWorker(const std::string &JobPath) {
       DirectCalls Direct(P, Job, I, Reference, Candidate, *X, *Y, Stream);
       auto Calls = [&](int Count) {
         std::string Wrong = Direct.run(Count, 4, 1.5);
-        if (!Wrong.empty())
+        if (!Wrong.empty()) {
           Report.Findings.push_back({"direct-call", Wrong});
-        return Wrong.empty();
+          return false;
+        }
+        // Each call's stream has drained: the device should be idle. Work
+        // left running is found here, before more calls pile it up.
+        auto Start = std::chrono::steady_clock::now();
+        KOPT_CUDA(cudaDeviceSynchronize());
+        double Busy = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - Start)
+                          .count();
+        if (Busy > 0.1)
+          Report.Findings.push_back(
+              {"uncaptured-work",
+               Where + ": the device was busy for " + std::to_string(Busy) +
+                   " s after the direct calls' stream had drained: work "
+                   "left running on a private stream or thread"});
+        return Busy <= 0.1;
       };
       if (!Calls(PerShape / 2))
         break;
