@@ -42,10 +42,20 @@ Expected<OptimizeResult> runPipeline(const CudaFrontend &Frontend,
                                      const PassManagerOptions &Options) {
   OptimizeResult Result;
   auto Start = std::chrono::steady_clock::now();
-  Expected<ParsedSource> Parsed = Frontend.parse(Path, Code);
-  if (!Parsed)
-    return Parsed.takeError();
-  ParsedSource Current = std::move(*Parsed);
+  ParsedSource Fresh;
+  ParsedSource *Use = Options.Reuse ? Options.Reuse : &Fresh;
+  if (Use->Device && Use->Host && Use->Path == Path) {
+    if (Error E = Frontend.reparse(*Use, Code)) {
+      *Use = ParsedSource(); // its state is unknown: parse afresh next time
+      return std::move(E);
+    }
+  } else {
+    Expected<ParsedSource> Parsed = Frontend.parse(Path, Code);
+    if (!Parsed)
+      return Parsed.takeError();
+    *Use = std::move(*Parsed);
+  }
+  ParsedSource &Current = *Use;
   ProgramInfo Info = analyzeProgram(Current, Frontend.options().GpuArch);
   const SignatureMap Signatures = entrySignatures(Info);
   Result.InputKernels = Info.Kernels.size();
@@ -72,8 +82,11 @@ Expected<OptimizeResult> runPipeline(const CudaFrontend &Frontend,
     } else if (!Edits.empty()) {
       Expected<RewriteOutcome> Outcome =
           applyVerified(Frontend, Current, Info, Edits, Signatures);
-      if (!Outcome)
-        return Outcome.takeError();
+      if (!Outcome) {
+        Error E = Outcome.takeError();
+        *Use = ParsedSource(); // left mid-rewrite: parse afresh next time
+        return std::move(E);
+      }
       if (Outcome->Rejected.empty()) {
         Run.Edits = Edits.size();
       } else {

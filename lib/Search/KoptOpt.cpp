@@ -4,6 +4,11 @@
 #include "kopt/Eval/Process.h"
 #include "kopt/Spec/ProblemValidator.h"
 
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
 namespace kopt::search {
 
 namespace {
@@ -45,6 +50,55 @@ MadeCandidate KoptOpt::make(const std::string &Source,
               (R.Started ? R.describeEnd() : "did not start: " + R.StartError) +
               ": " + lastLines(R.Output);
   return M;
+}
+
+std::vector<MadeCandidate>
+KoptOpt::makeAll(const std::vector<MakeJob> &Jobs,
+                 const std::string &BatchFile) const {
+  std::vector<MadeCandidate> Made(Jobs.size());
+  std::vector<bool> Answered(Jobs.size(), false);
+  {
+    std::ofstream Out(BatchFile, std::ios::binary);
+    for (const MakeJob &J : Jobs)
+      Out << nlohmann::json{{"input", J.Source},
+                            {"output", J.Out},
+                            {"passes", J.Recipe},
+                            {"remarks", J.Remarks}}
+                 .dump()
+          << "\n";
+    if (!Out.flush())
+      for (MadeCandidate &M : Made)
+        M.Error = "cannot write " + BatchFile;
+  }
+  if (Made.empty() || Made.front().Error.empty()) {
+    eval::ProcessOptions O;
+    O.TimeoutSeconds = KoptOptTimeoutSeconds * (1 + Jobs.size() / 8.0);
+    O.MaxCapturedBytes = 16 << 20;
+    eval::ProcessResult R =
+        eval::runProcess({Program, "--batch", BatchFile}, O);
+    std::istringstream Lines(R.Output);
+    for (std::string Line; std::getline(Lines, Line);) {
+      if (Line.empty() || Line[0] != '{')
+        continue;
+      nlohmann::json J = nlohmann::json::parse(Line, nullptr, false);
+      if (!J.is_object() || !J.contains("job") ||
+          !J["job"].is_number_unsigned() || !J.contains("ok") ||
+          !J["ok"].is_boolean())
+        continue;
+      std::size_t I = J["job"].get<std::size_t>();
+      if (I >= Jobs.size())
+        continue;
+      Answered[I] = true;
+      Made[I].Ok = J["ok"].get<bool>();
+      if (!Made[I].Ok)
+        Made[I].Error = "kopt-opt: " + J.value("error", std::string("failed"));
+    }
+  }
+  for (std::size_t I = 0; I < Jobs.size(); ++I)
+    if (!Answered[I])
+      Made[I] =
+          make(Jobs[I].Source, Jobs[I].Recipe, Jobs[I].Out, Jobs[I].Remarks);
+  return Made;
 }
 
 /// `kopt-opt --analyze SOURCE`: the analysis JSON, or the diagnostics.

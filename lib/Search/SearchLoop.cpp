@@ -138,7 +138,11 @@ private:
   }
   MadeCandidate make(const Candidate &C,
                      const std::optional<std::string> &Start,
-                     const std::string &Base) const;
+                     const std::string &Base,
+                     std::vector<MakeJob> *Batch = nullptr) const;
+  std::string baseOf(const Candidate &C) const {
+    return (fs::path(O.WorkDir) / ("cand-" + std::to_string(C.Id))).string();
+  }
   bool makePending();
   bool repairFailed();
   std::string withoutWorkDir(std::string Message) const;
@@ -193,10 +197,12 @@ std::string Loop::withoutWorkDir(std::string Message) const {
 }
 
 /// Makes \p C as Base.cu: the problem's source, or the one an LLM gave
-/// (\p Start), with the recipe's passes run on it by kopt-opt.
+/// (\p Start), with the recipe's passes run on it by kopt-opt; a candidate
+/// with passes is added to \p Batch instead, for makeBatches.
 MadeCandidate Loop::make(const Candidate &C,
                          const std::optional<std::string> &Start,
-                         const std::string &Base) const {
+                         const std::string &Base,
+                         std::vector<MakeJob> *Batch) const {
   std::string From = P.sourcePath().string();
   std::string Passes = splitRecipeStart(C.Recipe).Passes;
   if (Start) {
@@ -205,6 +211,10 @@ MadeCandidate Loop::make(const Candidate &C,
     Out << *Start;
     if (!Out.flush())
       return {false, "cannot write " + From};
+  }
+  if (!Passes.empty() && Batch) {
+    Batch->push_back({From, Passes, Base + ".cu", Base + ".remarks.json"});
+    return {true, ""};
   }
   if (!Passes.empty())
     return Opt.make(From, Passes, Base + ".cu", Base + ".remarks.json");
@@ -252,19 +262,32 @@ bool Loop::makePending() {
       return fail("the store: " + S.lastError());
   }
   Pending = std::move(ToMake);
+  // The candidates with passes go to kopt-opt in batches, one process a
+  // worker, each on a contiguous run of candidates (siblings share their
+  // source, so the CUDA headers are parsed once a batch).
   std::vector<MadeCandidate> Made(Pending.size());
-  std::atomic<std::size_t> Next{0};
-  unsigned Jobs =
+  std::vector<MakeJob> Jobs;
+  std::vector<std::size_t> JobOf;
+  for (std::size_t I = 0; I < Pending.size(); ++I) {
+    std::size_t Before = Jobs.size();
+    Made[I] = make(*Pending[I], Starts[I], baseOf(*Pending[I]), &Jobs);
+    if (Jobs.size() != Before)
+      JobOf.push_back(I);
+  }
+  unsigned Workers =
       O.Jobs ? O.Jobs : std::max(1u, std::thread::hardware_concurrency());
+  Workers = static_cast<unsigned>(
+      std::min<std::size_t>(Workers, (Jobs.size() + 1) / 2));
   std::vector<std::thread> Pool;
-  for (unsigned J = 0; J < std::min<std::size_t>(Jobs, Pending.size()); ++J)
-    Pool.emplace_back([&] {
-      for (std::size_t I; (I = Next++) < Pending.size();) {
-        const Candidate &C = *Pending[I];
-        std::string Base =
-            (fs::path(O.WorkDir) / ("cand-" + std::to_string(C.Id))).string();
-        Made[I] = make(C, Starts[I], Base);
-      }
+  for (unsigned W = 0; W < Workers; ++W)
+    Pool.emplace_back([&, W] {
+      std::size_t Begin = Jobs.size() * W / Workers,
+                  End = Jobs.size() * (W + 1) / Workers;
+      std::vector<MakeJob> Mine(Jobs.begin() + Begin, Jobs.begin() + End);
+      std::vector<MadeCandidate> Out =
+          Opt.makeAll(Mine, baseOf(*Pending[JobOf[Begin]]) + ".batch.jsonl");
+      for (std::size_t K = 0; K < Out.size(); ++K)
+        Made[JobOf[Begin + K]] = Out[K];
     });
   for (std::thread &T : Pool)
     T.join();

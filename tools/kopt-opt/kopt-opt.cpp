@@ -2,11 +2,15 @@
 //
 // kopt-opt FILE.cu -passes=PIPELINE [-o OUT] [--diff] [-i] [-- clang flags]
 // kopt-opt FILE.cu -O  (the pipeline of the nearest .kopt.yaml, else default)
+// kopt-opt --batch JOBS  (many pipelines in one process: Batch.h)
 //
 // Exit codes: 0 success, 1 input error (unreadable, unparsable or non-CUDA
 // input; unwritable output), 2 usage error (bad options or pipeline).
 //
 //===----------------------------------------------------------------------===//
+
+#include "Batch.h"
+#include "Output.h"
 
 #include "kopt/Analysis/KernelInfo.h"
 #include "kopt/Driver/NvccResourceEstimator.h"
@@ -113,6 +117,12 @@ cl::opt<bool> Probe(
              "do there (kopt-search asks this before making children); no "
              "output is written"),
     cl::cat(Category));
+cl::opt<std::string> Batch(
+    "batch",
+    cl::desc("Run the jobs of FILE, one JSON object a line: {\"input\", "
+             "\"output\", \"passes\", \"remarks\"?}; jobs on one input "
+             "parse the CUDA headers once; one JSON line a job on stdout"),
+    cl::value_desc("file"), cl::cat(Category));
 cl::opt<bool> Analyze("analyze",
                       cl::desc("Print the kernel analysis as JSON and exit"),
                       cl::cat(Category));
@@ -151,15 +161,6 @@ std::optional<Regex> compileRegex(StringRef Flag, StringRef Pattern,
     return std::nullopt;
   }
   return R;
-}
-
-Error writeOutput(StringRef Path, StringRef Contents) {
-  // writeToOutput writes a temporary file next to Path and renames it, so a
-  // failure never leaves a partial output behind.
-  return writeToOutput(Path, [&](raw_ostream &OS) {
-    OS << Contents;
-    return Error::success();
-  });
 }
 
 int reportInputError(Error E) {
@@ -250,7 +251,15 @@ int main(int argc, char **argv) {
     return Success;
   }
 
-  if (InputFile.empty())
+  if (Batch.getNumOccurrences() &&
+      (!InputFile.empty() || !PipelineText.empty() || OptDefault || Probe ||
+       Analyze || InPlace || PrintDiff || OutputFile.getNumOccurrences() ||
+       !BuildDir.empty() || !RemarksFile.empty()))
+    return fail(UsageError, "--batch takes its inputs, outputs, pipelines "
+                            "and remarks from its file; it combines only "
+                            "with --arch, --cuda-path, --resource-dir, "
+                            "--nvcc and clang flags");
+  if (InputFile.empty() && !Batch.getNumOccurrences())
     return fail(UsageError, "no input file (kopt-opt --help for usage)");
   if (Probe && (InPlace || PrintDiff || OutputFile.getNumOccurrences()))
     return fail(UsageError, "--probe writes no source: it cannot be combined "
@@ -266,14 +275,8 @@ int main(int argc, char **argv) {
   if (BadRegex)
     return UsageError;
 
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
-      MemoryBuffer::getFile(InputFile, /*IsText=*/true);
-  if (!Buffer)
-    return fail(InputError, "cannot read '" + InputFile +
-                                "': " + Buffer.getError().message());
   SmallString<256> AbsolutePath(InputFile);
   sys::fs::make_absolute(AbsolutePath);
-
   FrontendOptions FO;
   if (!BuildDir.empty()) {
     Expected<TranslatedFlags> Flags = loadCompileFlags(BuildDir, AbsolutePath);
@@ -295,6 +298,17 @@ int main(int argc, char **argv) {
                                 "' not found; pass --resource-dir");
   append_range(FO.ExtraArgs, ClangArgs);
   CudaFrontend Frontend(FO);
+  NvccResourceEstimator Estimator(Nvcc.getValue());
+  PassManagerOptions PMOptions;
+  PMOptions.Estimator = &Estimator;
+  if (Batch.getNumOccurrences())
+    return runBatch(Batch, Frontend, PMOptions);
+
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
+      MemoryBuffer::getFile(InputFile, /*IsText=*/true);
+  if (!Buffer)
+    return fail(InputError, "cannot read '" + InputFile +
+                                "': " + Buffer.getError().message());
   StringRef Code = (*Buffer)->getBuffer();
 
   if (Analyze) {
@@ -308,9 +322,6 @@ int main(int argc, char **argv) {
     return Success;
   }
 
-  NvccResourceEstimator Estimator(Nvcc.getValue());
-  PassManagerOptions PMOptions;
-  PMOptions.Estimator = &Estimator;
   PMOptions.Probe = Probe;
   if (!DumpRolledBack.empty())
     PMOptions.OnRollback = [](StringRef Pass, StringRef Candidate) {
@@ -331,17 +342,10 @@ int main(int argc, char **argv) {
   for (const Remark &R : Result->Remarks)
     if (Filter.matches(R))
       printRemark(errs(), R);
-  if (!RemarksFile.empty()) {
-    json::Array All;
-    for (const Remark &R : Result->Remarks)
-      All.push_back(toJSON(R));
-    json::Object Doc{{"file", std::string(AbsolutePath)},
-                     {"pipeline", P.str()},
-                     {"remarks", std::move(All)}};
+  if (!RemarksFile.empty())
     if (Error E = writeOutput(
-            RemarksFile, formatv("{0:2}\n", json::Value(std::move(Doc))).str()))
+            RemarksFile, remarksDocument(AbsolutePath, P, Result->Remarks)))
       return fail(InputError, toString(std::move(E)));
-  }
   // -time-passes is LLVM's own option (libLLVM registers it); reuse it.
   if (TimePassesIsEnabled) {
     errs() << formatv("===-- kopt-opt pass timing --===\n{0,10:f4}s  parse + "

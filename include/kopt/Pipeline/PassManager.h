@@ -47,6 +47,11 @@ struct PassManagerOptions {
   /// the remarks say what each would do there (its applied remarks are
   /// not verified by a re-parse), and the result's code is the input.
   bool Probe = false;
+  /// A source parsed before from the same path (empty at first): it is
+  /// reparsed with the new code, keeping its precompiled headers, instead
+  /// of parsed afresh, and is left holding the pipeline's output. A batch
+  /// of pipelines over one file pays for the CUDA headers once.
+  ParsedSource *Reuse = nullptr;
 };
 
 /// Parses Code and runs P over it. Fails only if the input itself does not

@@ -19,6 +19,11 @@ struct MadeCandidate {
   std::string Error; // kopt-opt's message when it failed
 };
 
+/// One candidate to make: kopt-opt's input, pipeline, output and remarks.
+struct MakeJob {
+  std::string Source, Recipe, Out, Remarks;
+};
+
 class KoptOpt {
 public:
   explicit KoptOpt(std::string Program) : Program(std::move(Program)) {}
@@ -29,6 +34,12 @@ public:
   /// `kopt-opt SOURCE -passes=RECIPE -o OUT --remarks=REMARKS`.
   MadeCandidate make(const std::string &Source, const std::string &Recipe,
                      const std::string &Out, const std::string &Remarks) const;
+  /// The same for each of \p Jobs, in one `kopt-opt --batch` process (the
+  /// CUDA headers parsed once for jobs on one source; its job list is
+  /// written to \p BatchFile). A job the batch left without an answer (the
+  /// process crashed on it) is made alone, so its own error is reported.
+  std::vector<MadeCandidate> makeAll(const std::vector<MakeJob> &Jobs,
+                                     const std::string &BatchFile) const;
   /// Whether Clang parses \p Source as kopt-opt does (`--analyze`), with
   /// kopt-opt's diagnostics when it does not.
   MadeCandidate parse(const std::string &Source) const;
