@@ -76,8 +76,12 @@ LaunchSite launchSite(const CUDAKernelCallExpr *Call,
 
 void findLaunchSites(ASTContext &HostCtx, ProgramInfo &Info) {
   const SourceManager &SM = HostCtx.getSourceManager();
+  // Launch sites are in the main file, and so are their callers' top-level
+  // declarations: the CUDA and C++ headers' many bodies are not walked (nor
+  // read back from a precompiled preamble).
   CallGraph Graph;
-  Graph.addToCallGraph(HostCtx.getTranslationUnitDecl());
+  for (Decl *D : mainFileDecls(HostCtx))
+    Graph.addToCallGraph(D);
   for (const auto &[Decl, Node] : Graph) {
     const auto *Caller = dyn_cast_or_null<FunctionDecl>(Decl);
     if (!Caller)

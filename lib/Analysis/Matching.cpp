@@ -1,8 +1,8 @@
 //===- Matching.cpp - Run AST matchers over a whole translation unit ------===//
 
 #include "kopt/Analysis/Matching.h"
+#include "kopt/Frontend/CudaFrontend.h"
 
-#include "clang/Basic/SourceManager.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -19,25 +19,29 @@ public:
   std::vector<BoundNodes> Matches;
 };
 
-/// Restricts Ctx's traversal to the top-level declarations written in the
-/// main file (the CUDA headers hold thousands of declarations that no
-/// question of kopt's is about), and restores it when done.
+/// Restricts Ctx's traversal to the main file's top-level declarations
+/// when it is not already (the frontend's ASTs are; clang-tidy's are not),
+/// and restores it when done. Changing the scope drops the parent map, so
+/// an AST already scoped is left alone.
 class MainFileScope {
 public:
-  explicit MainFileScope(ASTContext &Ctx)
-      : Ctx(Ctx), Saved(Ctx.getTraversalScope()) {
-    const SourceManager &SM = Ctx.getSourceManager();
-    std::vector<Decl *> Scope;
-    for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
-      if (SM.isInMainFile(SM.getExpansionLoc(D->getBeginLoc())))
-        Scope.push_back(D);
+  explicit MainFileScope(ASTContext &Ctx) : Ctx(Ctx) {
+    std::vector<Decl *> Scope = mainFileDecls(Ctx);
+    if (llvm::ArrayRef<Decl *>(Scope) == Ctx.getTraversalScope())
+      return;
+    Saved = Ctx.getTraversalScope();
+    Changed = true;
     Ctx.setTraversalScope(Scope);
   }
-  ~MainFileScope() { Ctx.setTraversalScope(Saved); }
+  ~MainFileScope() {
+    if (Changed)
+      Ctx.setTraversalScope(Saved);
+  }
 
 private:
   ASTContext &Ctx;
   std::vector<Decl *> Saved;
+  bool Changed = false;
 };
 
 template <typename MatcherT>

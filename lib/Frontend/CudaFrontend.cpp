@@ -154,7 +154,21 @@ bool hasStoredError(const ASTUnit &AST) {
   return false;
 }
 
+void scopeToMainFile(ASTUnit &AST) {
+  ASTContext &Ctx = AST.getASTContext();
+  Ctx.setTraversalScope(mainFileDecls(Ctx));
+}
+
 } // namespace
+
+std::vector<Decl *> mainFileDecls(ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::vector<Decl *> Decls;
+  for (Decl *D : Ctx.getTranslationUnitDecl()->noload_decls())
+    if (SM.isInMainFile(SM.getExpansionLoc(D->getBeginLoc())))
+      Decls.push_back(D);
+  return Decls;
+}
 
 Error CudaFrontend::diagnose(CudaSide Side, StringRef Path,
                              StringRef Code) const {
@@ -210,6 +224,7 @@ Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
       std::nullopt, &ErrAST);
   if (!AST || Errors->getNumErrors() > 0 || hasStoredError(*AST))
     return diagnose(Side, Source.Path, Source.Code);
+  scopeToMainFile(*AST);
   return Error::success();
 }
 
@@ -222,6 +237,7 @@ Error CudaFrontend::reparseSide(CudaSide Side, ParsedSource &Source) const {
                             remappedFiles(Source.Path, Source.Code));
   if (Failed || Errors.getNumErrors() > 0 || hasStoredError(AST))
     return diagnose(Side, Source.Path, Source.Code);
+  scopeToMainFile(AST);
   return Error::success();
 }
 

@@ -73,6 +73,17 @@ public:
   std::vector<std::string> Diagnostics;
 };
 
+/// The top-level declarations written in \p Ctx's main file (expansion
+/// locations: a macro expanded there counts), in order. The CUDA and C++
+/// headers' declarations are not among them, nor read back from a
+/// precompiled preamble to find them.
+std::vector<clang::Decl *> mainFileDecls(clang::ASTContext &Ctx);
+
+/// Every AST the frontend returns has its traversal scope (what matchers
+/// and parent lookups walk) set to mainFileDecls: kopt asks about the main
+/// file only, and a parent lookup over the whole translation unit (the
+/// CUDA headers' thousands of declarations, deserialized from the
+/// preamble) cost more than the rest of an analysis.
 class CudaFrontend {
 public:
   explicit CudaFrontend(FrontendOptions Opts);
