@@ -16,7 +16,10 @@ if(NOT TARGET nlohmann_json::nlohmann_json)
   endif()
 endif()
 
-find_package(CUDAToolkit QUIET)
+# The fuzz build (KOPT_FUZZ) fuzzes host code only.
+if(NOT KOPT_FUZZ)
+  find_package(CUDAToolkit QUIET)
+endif()
 
 # The evaluator's own kernels (lib/Eval/Device/DeviceData.cu: inputs and
 # comparisons on the GPU) need nvcc. Shared cudart: kopt-bench, the reference

@@ -93,6 +93,8 @@ struct Hunk {
   std::vector<std::string> Old, New;
 };
 
+constexpr long MaxLine = 100000000;
+
 bool parseHunks(const std::string &Diff, std::vector<Hunk> &Hunks,
                 std::string &Error) {
   std::vector<std::string> Lines = splitLines(Diff);
@@ -105,8 +107,14 @@ bool parseHunks(const std::string &Diff, std::vector<Hunk> &Hunks,
         Error = "a hunk header without '-': " + L;
         return false;
       }
-      Hunks.push_back(
-          {std::strtol(L.c_str() + Minus + 1, nullptr, 10), {}, {}});
+      long Start = std::strtol(L.c_str() + Minus + 1, nullptr, 10);
+      // A line number no source has (found by fuzz/llm-reply.cpp: the
+      // offset arithmetic overflowed).
+      if (Start < 0 || Start > MaxLine) {
+        Error = "a hunk header with a line number out of range: " + L;
+        return false;
+      }
+      Hunks.push_back({Start, {}, {}});
       Current = &Hunks.back();
       continue;
     }

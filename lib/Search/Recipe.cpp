@@ -88,7 +88,10 @@ RecipeStart splitRecipeStart(const std::string &Text) {
   std::string Rest = Text.substr(End);
   std::size_t Bar = Rest.find('|');
   std::string Before = Rest.substr(0, Bar);
-  if (End == 4 || Before.find_first_not_of(' ') != std::string::npos) {
+  // At most 18 digits: the number fits (a longer one is no exchange of
+  // ours; found by fuzz/recipe.cpp, it threw out of std::stoll).
+  if (End == 4 || End - 4 > 18 ||
+      Before.find_first_not_of(' ') != std::string::npos) {
     Out.Passes = Text; // not "llm#N": kopt-opt will say what is wrong
     return Out;
   }

@@ -65,6 +65,11 @@ TEST(ReplyEdit, AHunkMayBeOffsetButMustMatch) {
   EXPECT_NE(Error.find("hunk 1 (at line 2) does not match"), std::string::npos);
   EXPECT_FALSE(applyUnifiedDiff(Original, "just text\n", Out, Error));
   EXPECT_EQ(Error, "the diff has no hunks");
+  // A line number past any source (found by fuzz/llm-reply.cpp: the
+  // offset arithmetic overflowed).
+  EXPECT_FALSE(applyUnifiedDiff(
+      Original, "@@ -9223372036854775807,1 +1,1 @@\n-x\n+y\n", Out, Error));
+  EXPECT_NE(Error.find("out of range"), std::string::npos);
 }
 
 TEST(ReplyEdit, RepliesWithoutACandidate) {
