@@ -374,36 +374,11 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
     Record["messages"].push_back(
         "warning: the compiled host code could not be fully inspected (" +
         Object.Error + "): names in the source decide the host API rules");
-  // An allowed library brings imports of its own: the source decides then.
-  bool ObjectDecides = Object.Inspected && P.AllowLibraries.empty();
-  for (RuleViolation &V : Object.Violations) {
-    V.SecondOpinion = !P.AllowLibraries.empty();
-    Violations.push_back(V);
-  }
-  // One rejection a rule and line (a line-less one each its own message),
-  // one note a name.
-  std::set<std::tuple<std::string, std::string, int, std::string>> Seen;
-  std::set<std::string> Noted;
-  for (const RuleViolation &V : Violations) {
-    if (!Seen.insert({V.Rule, V.File, V.Line, V.Line ? "" : V.Message})
-             .second)
-      continue;
-    bool FromObject = V.Origin == "host object";
-    if (!V.SecondOpinion || ObjectDecides == FromObject) {
-      reject(Record, Status::Rejected, V.Rule, describeViolation(V, Path));
-      continue;
-    }
-    if (!Noted.insert(V.Message).second)
-      continue;
-    std::string Why = FromObject ? ": allow_libraries lists a library that "
-                                   "may import it; the source decides]"
-                                 : " by name only: the compiled library "
-                                   "decides]";
-    RuleViolation Note{FromObject ? "host-api-object" : "host-api-source",
-                       V.Message + " [" + V.Rule + Why, V.Line, V.File};
-    Note.Origin = V.Origin;
-    Record["messages"].push_back("note: " + describeViolation(Note, Path));
-  }
+  SettledRules Settled = settleRules(std::move(Violations), Object, P);
+  for (const RuleViolation &V : Settled.Rejections)
+    reject(Record, Status::Rejected, V.Rule, describeViolation(V, Path));
+  for (const RuleViolation &N : Settled.Notes)
+    Record["messages"].push_back("note: " + describeViolation(N, Path));
   return C;
 }
 

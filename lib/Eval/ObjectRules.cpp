@@ -12,6 +12,7 @@
 #include <elf.h>
 #include <regex>
 #include <set>
+#include <tuple>
 
 namespace kopt::eval {
 
@@ -174,6 +175,40 @@ ObjectInspection inspectHostObject(const std::string &LibraryPath,
   Result.Inspected = true;
   Result.Violations = checkObjectRules(*Imports, Disassembly, P);
   return Result;
+}
+
+SettledRules settleRules(std::vector<RuleViolation> Violations,
+                         const ObjectInspection &Object,
+                         const spec::Problem &P) {
+  // An allowed library brings imports of its own: the source decides then.
+  bool ObjectDecides = Object.Inspected && P.AllowLibraries.empty();
+  for (RuleViolation V : Object.Violations) {
+    V.SecondOpinion = !P.AllowLibraries.empty();
+    Violations.push_back(V);
+  }
+  SettledRules Out;
+  std::set<std::tuple<std::string, std::string, int, std::string>> Seen;
+  std::set<std::string> Noted;
+  for (const RuleViolation &V : Violations) {
+    if (!Seen.insert({V.Rule, V.File, V.Line, V.Line ? "" : V.Message}).second)
+      continue;
+    bool FromObject = V.Origin == "host object";
+    if (!V.SecondOpinion || ObjectDecides == FromObject) {
+      Out.Rejections.push_back(V);
+      continue;
+    }
+    if (!Noted.insert(V.Message).second)
+      continue;
+    std::string Why = FromObject ? ": allow_libraries lists a library that "
+                                   "may import it; the source decides]"
+                                 : " by name only: the compiled library "
+                                   "decides]";
+    RuleViolation Note{FromObject ? "host-api-object" : "host-api-source",
+                       V.Message + " [" + V.Rule + Why, V.Line, V.File};
+    Note.Origin = V.Origin;
+    Out.Notes.push_back(Note);
+  }
+  return Out;
 }
 
 } // namespace kopt::eval

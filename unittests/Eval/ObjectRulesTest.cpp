@@ -77,3 +77,42 @@ TEST(ObjectRules, ReadsTheDynamicSymbolTable) {
   EXPECT_FALSE(Error.empty());
 }
 } // namespace
+
+namespace {
+TEST(ObjectRules, SettlesSourceAndObjectFindings) {
+  kopt::spec::Problem P;
+  RuleViolation Name{"process-control", "acts outside its own thread ('fork')",
+                     17};
+  Name.SecondOpinion = true;
+  RuleViolation Enumerator{"baseline-interference", "asks for L2", 19};
+  ObjectInspection Object;
+  Object.Inspected = true;
+  // The object imports nothing forbidden: the name is a note, the
+  // enumerator (no import shows it) still rejects.
+  SettledRules S = settleRules({Name, Name, Enumerator}, Object, P);
+  ASSERT_EQ(S.Rejections.size(), 1u);
+  EXPECT_EQ(S.Rejections[0].Rule, "baseline-interference");
+  ASSERT_EQ(S.Notes.size(), 1u);
+  EXPECT_EQ(S.Notes[0].Rule, "host-api-source");
+  // The object could not be read: the name decides.
+  Object.Inspected = false;
+  S = settleRules({Name}, Object, P);
+  ASSERT_EQ(S.Rejections.size(), 1u);
+  EXPECT_EQ(S.Rejections[0].Rule, "process-control");
+  // An allowed library's own imports are notes; the source decides.
+  Object.Inspected = true;
+  RuleViolation Import{"vendor-library", "the compiled library imports 'dlsym'",
+                       0};
+  Import.Origin = "host object";
+  Object.Violations = {Import};
+  P.AllowLibraries = {"thrust"};
+  S = settleRules({}, Object, P);
+  EXPECT_TRUE(S.Rejections.empty());
+  ASSERT_EQ(S.Notes.size(), 1u);
+  EXPECT_EQ(S.Notes[0].Rule, "host-api-object");
+  P.AllowLibraries.clear();
+  S = settleRules({}, Object, P);
+  ASSERT_EQ(S.Rejections.size(), 1u);
+  EXPECT_EQ(S.Rejections[0].Origin, "host object");
+}
+} // namespace

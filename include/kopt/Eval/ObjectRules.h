@@ -73,6 +73,23 @@ ObjectInspection inspectHostObject(const std::string &LibraryPath,
                                    const std::string &Objdump,
                                    const spec::Problem &P);
 
+/// What a candidate's violations come to: those that reject it, and the
+/// second opinions left as notes (rules host-api-source, host-api-object).
+struct SettledRules {
+  std::vector<RuleViolation> Rejections;
+  std::vector<RuleViolation> Notes;
+};
+
+/// Settles the source, preprocessed-source and object rules' findings
+/// together: one rejection a rule and line (one a message where there is no
+/// line), one note a message. A name in the source rejects only where the
+/// object could not decide (not inspected, or allow_libraries lists a
+/// library whose own imports are in the object: there the object's
+/// findings are the notes).
+SettledRules settleRules(std::vector<RuleViolation> Violations,
+                         const ObjectInspection &Object,
+                         const spec::Problem &P);
+
 } // namespace kopt::eval
 
 #endif // KOPT_EVAL_OBJECTRULES_H
