@@ -198,7 +198,7 @@ std::string Loop::withoutWorkDir(std::string Message) const {
 
 /// Makes \p C as Base.cu: the problem's source, or the one an LLM gave
 /// (\p Start), with the recipe's passes run on it by kopt-opt; a candidate
-/// with passes is added to \p Batch instead, for makeBatches.
+/// with passes is added to \p Batch instead (makePending runs the batches).
 MadeCandidate Loop::make(const Candidate &C,
                          const std::optional<std::string> &Start,
                          const std::string &Base,
