@@ -26,6 +26,7 @@ template <> struct MappingTraits<TidyConfig> {
     IO.mapOptional("Pipeline", C.Pipeline);
     IO.mapOptional("GpuArch", C.GpuArch);
     IO.mapOptional("ExtraArgs", C.ExtraArgs);
+    IO.mapOptional("ShowMissed", C.ShowMissed);
     IO.mapOptional("InheritParentConfig", C.InheritParentConfig);
   }
 };
@@ -48,6 +49,8 @@ void TidyConfig::mergeFrom(const TidyConfig &O) {
     GpuArch = O.GpuArch;
   if (O.ExtraArgs)
     ExtraArgs = O.ExtraArgs;
+  if (O.ShowMissed)
+    ShowMissed = O.ShowMissed;
   InheritParentConfig = O.InheritParentConfig;
   Sources.insert(Sources.begin(), O.Sources.begin(), O.Sources.end());
 }

@@ -155,11 +155,28 @@ SharedFindings &sharedFindings() {
   return S;
 }
 
+bool showMissed(const ClangTidyCheck::OptionsView &Options,
+                ClangTidyContext &Context) {
+  std::optional<llvm::StringRef> V = Options.get("ShowMissed");
+  if (!V) {
+    const ClangTidyOptions::OptionMap &Global =
+        Context.getOptions().CheckOptions;
+    auto It = Global.find("ShowMissed");
+    if (It != Global.end())
+      V = It->getValue().Value;
+  }
+  return V && (V->equals_insensitive("true") || *V == "1");
+}
+
 class KoptPassCheck : public ClangTidyCheck {
 public:
   KoptPassCheck(llvm::StringRef Name, ClangTidyContext *Context,
                 const PassSpec &Spec)
-      : ClangTidyCheck(Name, Context), Spec(Spec), Ctx(*Context) {
+      : ClangTidyCheck(Name, Context), Spec(Spec), Ctx(*Context),
+        // Missed remarks as notes: `<check>.ShowMissed` or the global
+        // `ShowMissed` option; off by default, as kopt-tidy's. (Read as
+        // text: clang-tidy-22 does not export getLocalOrGlobal<bool>.)
+        ShowMissed(showMissed(Options, *Context)) {
     auto Lookup = [&](llvm::StringRef Opt) -> std::optional<std::string> {
       if (std::optional<llvm::StringRef> V = Options.get(Opt))
         return V->str();
@@ -218,7 +235,8 @@ public:
         continue;
       SourceLocation Loc = Start.getLocWithOffset(F.Offset);
       if (F.Severity == Finding::Note) {
-        diag(Loc, "%0", DiagnosticIDs::Note) << F.Message;
+        if (ShowMissed)
+          diag(Loc, "%0", DiagnosticIDs::Note) << F.Message;
         continue;
       }
       DiagnosticBuilder D = diag(Loc, "%0") << F.Message;
@@ -241,6 +259,7 @@ private:
 
   const PassSpec &Spec;
   ClangTidyContext &Ctx;
+  bool ShowMissed;
   ParseFlags Flags;
 };
 

@@ -22,6 +22,7 @@ struct TidySettings {
   std::string CudaPath, ResourceDir;
   std::vector<std::string> ArgsBefore, ArgsAfter; ///< --extra-arg(-before)
   bool Fix = false;
+  bool ShowMissed = false; ///< --show-missed (else the config's ShowMissed)
 };
 
 /// One file and the flags its compile command gives.

@@ -82,6 +82,11 @@ cl::opt<unsigned> Jobs("j",
                        cl::value_desc("n"), cl::init(0), cl::cat(Category));
 cl::opt<bool> Quiet("quiet", cl::desc("Print no summary line"),
                     cl::cat(Category));
+cl::opt<bool> ShowMissed(
+    "show-missed",
+    cl::desc("Also print what each check could not do, and why, as notes "
+             "(default: off, or the configuration's ShowMissed)"),
+    cl::cat(Category));
 cl::opt<std::string> GpuArch("arch",
                              cl::desc("GPU arch kernel bodies are parsed for "
                                       "(default: the compile command's, the "
@@ -268,6 +273,7 @@ int main(int argc, char **argv) {
   S.ArgsBefore = withoutDriverMode(ExtraArgBefore);
   S.ArgsAfter = withoutDriverMode(ExtraArg);
   S.Fix = Fix;
+  S.ShowMissed = ShowMissed;
 
   std::vector<FileOutcome> Outcomes(JobsList.size());
   {

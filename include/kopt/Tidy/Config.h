@@ -36,6 +36,9 @@ struct TidyConfig {
   std::optional<std::string> Pipeline;
   std::optional<std::string> GpuArch;
   std::optional<std::vector<std::string>> ExtraArgs;
+  /// Missed remarks (what a check could not do, and why) as notes; off by
+  /// default, as -Rpass-missed is for kopt-opt.
+  std::optional<bool> ShowMissed;
   bool InheritParentConfig = false;
   /// The files this configuration was read from, nearest first.
   std::vector<std::string> Sources;
