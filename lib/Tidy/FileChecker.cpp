@@ -107,6 +107,7 @@ std::vector<Finding> FileChecker::runPass(const CheckRequest &R,
     Finding F;
     F.Check = R.Check;
     F.Severity = Rm.K == Remark::Applied ? Finding::Warning : Finding::Note;
+    F.Missed = Rm.K != Remark::Applied;
     F.File = Source.Path;
     F.Message = Rm.Message;
     F.Line = Rm.Line;

@@ -235,7 +235,7 @@ public:
         continue;
       SourceLocation Loc = Start.getLocWithOffset(F.Offset);
       if (F.Severity == Finding::Note) {
-        if (ShowMissed)
+        if (!F.Missed || ShowMissed)
           diag(Loc, "%0", DiagnosticIDs::Note) << F.Message;
         continue;
       }

@@ -143,9 +143,7 @@ FileOutcome runFile(const FileJob &Job, const TidySettings &S) {
   // Missed remarks are notes only when asked for (--show-missed, or
   // ShowMissed: true in .kopt.yaml).
   if (!S.ShowMissed && !Config->ShowMissed.value_or(false))
-    llvm::erase_if(Out.Findings, [](const Finding &F) {
-      return F.Severity == Finding::Note;
-    });
+    llvm::erase_if(Out.Findings, [](const Finding &F) { return F.Missed; });
   raw_string_ostream OS(Out.Diagnostics);
   // As clang-tidy: an unmatched NOLINTBEGIN/END is a warning of its own.
   for (const NolintMap::Problem &P : (*Checker)->nolint().problems()) {

@@ -12,6 +12,7 @@ TEST(Config, ParsesEveryKey) {
                                              "Pipeline: launch-bounds\n"
                                              "GpuArch: sm_80\n"
                                              "ExtraArgs: ['-DA', '-Iinc']\n"
+                                             "ShowMissed: true\n"
                                              "InheritParentConfig: true\n",
                                              "/p/.kopt.yaml");
   ASSERT_TRUE(static_cast<bool>(C)) << llvm::toString(C.takeError());
@@ -21,6 +22,7 @@ TEST(Config, ParsesEveryKey) {
   EXPECT_EQ(*C->Pipeline, "launch-bounds");
   EXPECT_EQ(*C->GpuArch, "sm_80");
   EXPECT_EQ(C->ExtraArgs->size(), 2u);
+  EXPECT_EQ(C->ShowMissed, std::optional<bool>(true));
   EXPECT_TRUE(C->InheritParentConfig);
   EXPECT_EQ(C->Sources, std::vector<std::string>{"/p/.kopt.yaml"});
 }

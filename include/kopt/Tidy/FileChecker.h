@@ -36,6 +36,9 @@ struct Finding {
   enum Level { Warning, Note };
   std::string Check;
   Level Severity = Warning;
+  /// A note of a missed remark (printed only when asked for), not one
+  /// about a warning (a fix-it left out).
+  bool Missed = false;
   std::string File;
   unsigned Offset = 0; ///< into the file's text
   unsigned Line = 1, Col = 1;
