@@ -286,6 +286,7 @@ FixResult FileChecker::fix(ArrayRef<Finding> Findings) {
     }
     Kept = std::move(Trial);
     Result.Applied += Reps.size();
+    Result.Kept.push_back(Check);
   }
   Expected<std::string> Code =
       clang::tooling::applyAllReplacements(Original, Kept);
@@ -294,6 +295,7 @@ FixResult FileChecker::fix(ArrayRef<Finding> Findings) {
   if (!Code) {
     Result.Refused.push_back("all: " + toString(Code.takeError()));
     Result.Applied = 0;
+    Result.Kept.clear();
   }
   return Result;
 }

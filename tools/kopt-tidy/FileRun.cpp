@@ -161,11 +161,19 @@ FileOutcome runFile(const FileJob &Job, const TidySettings &S) {
       ++(AsError ? Out.WarningsAsErrors : Out.Warnings);
   }
 
-  if (S.Fix) {
+  if (S.Fix || S.Export) {
+    // The set --fix applies is the set exported: overlapping checks'
+    // fix-its are left out of both (clang-apply-replacements refuses a file
+    // whose fixes overlap), and said so.
     FixResult Fixed = (*Checker)->fix(Out.Findings);
     for (const std::string &Why : Fixed.Refused)
-      OS << Job.Path << ": note: fix-its of " << Why << "; not applied\n";
-    if (Fixed.Applied) {
+      OS << Job.Path << ": note: fix-its of " << Why
+         << (S.Fix ? "; not applied\n" : "; not exported\n");
+    if (S.Export)
+      for (Finding &F : Out.Findings)
+        if (!llvm::is_contained(Fixed.Kept, F.Check))
+          F.Fix = clang::tooling::Replacements();
+    if (S.Fix && Fixed.Applied) {
       if (Error E = writeAtomically(Job.Path, Fixed.Code)) {
         error(Out, Job.Path, toString(std::move(E)));
         return Out;

@@ -23,6 +23,8 @@ struct TidySettings {
   std::vector<std::string> ArgsBefore, ArgsAfter; ///< --extra-arg(-before)
   bool Fix = false;
   bool ShowMissed = false; ///< --show-missed (else the config's ShowMissed)
+  /// --export-fixes: findings keep only the fix-its --fix would apply.
+  bool Export = false;
 };
 
 /// One file and the flags its compile command gives.

@@ -274,6 +274,7 @@ int main(int argc, char **argv) {
   S.ArgsAfter = withoutDriverMode(ExtraArg);
   S.Fix = Fix;
   S.ShowMissed = ShowMissed;
+  S.Export = !ExportFixes.empty();
 
   std::vector<FileOutcome> Outcomes(JobsList.size());
   {

@@ -57,6 +57,7 @@ struct FixResult {
   std::string Code;
   unsigned Applied = 0;             ///< edits applied
   std::vector<std::string> Refused; ///< "kopt-x: why", one per check
+  std::vector<std::string> Kept;    ///< the checks whose edits were applied
 };
 
 class FileChecker {
