@@ -117,12 +117,6 @@ bool loadsCode(const std::string &Word) {
          startsWith(Word, "nvJitLink");
 }
 
-bool isDriverLookup(const std::string &Word) {
-  return Word == "cudaGetDriverEntryPoint" ||
-         Word == "cudaGetDriverEntryPointByVersion" ||
-         Word == "cuGetProcAddress" || Word == "cuGetProcAddress_v2";
-}
-
 /// A driver entry-point lookup whose first argument is a string literal
 /// naming a pointer query.
 bool looksUpPointerQuery(const std::vector<Token> &Tokens, std::size_t I) {
@@ -148,6 +142,12 @@ bool isConstructorAttribute(const std::vector<Token> &Tokens, std::size_t I) {
 }
 
 } // namespace
+
+bool isDriverLookup(const std::string &Name) {
+  return Name == "cudaGetDriverEntryPoint" ||
+         Name == "cudaGetDriverEntryPointByVersion" ||
+         Name == "cuGetProcAddress" || Name == "cuGetProcAddress_v2";
+}
 
 bool isPointerQuery(const std::string &Name) {
   return Name == "cuMemGetAddressRange" || Name == "cuPointerGetAttribute" ||

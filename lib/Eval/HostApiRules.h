@@ -39,6 +39,10 @@ std::optional<RuleViolation> hostCallViolation(const std::string &Name);
 /// empty.
 std::string libraryOfSymbol(const std::string &Name);
 
+/// A driver entry-point lookup (cudaGetDriverEntryPoint*, cuGetProcAddress*):
+/// allowed or not by the name it looks up.
+bool isDriverLookup(const std::string &Name);
+
 /// A driver query that only reads what the driver knows of a pointer, which
 /// a driver entry-point lookup may name (restrict-const's run-time check
 /// looks up cuMemGetAddressRange).

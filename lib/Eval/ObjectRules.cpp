@@ -16,6 +16,10 @@
 
 namespace kopt::eval {
 
+namespace {
+constexpr std::size_t CaptureNameBytes = 4096;
+} // namespace
+
 std::optional<ObjectImports> readObjectImports(const std::string &File,
                                                std::string &Error) {
   std::optional<std::string> Symbols = readElfSection(File, ".dynsym", Error);
@@ -45,7 +49,8 @@ std::optional<ObjectImports> readObjectImports(const std::string &File,
       std::size_t End = Data->find('\0', Begin);
       if (End == std::string::npos)
         End = Data->size();
-      if (End - Begin >= 2 && End - Begin <= 256)
+      // Mangled registration names (DeviceNames.h) can be long.
+      if (End - Begin >= 2 && End - Begin <= CaptureNameBytes)
         Out.Strings.push_back(Data->substr(Begin, End - Begin));
       Begin = End + 1;
     }
@@ -58,11 +63,6 @@ RuleViolation objectViolation(RuleViolation V) {
   V.Origin = "host object";
   V.Message = "the compiled library " + V.Message;
   return V;
-}
-
-bool isDriverLookup(const std::string &Name) {
-  return Name.rfind("cudaGetDriverEntryPoint", 0) == 0 ||
-         Name.rfind("cuGetProcAddress", 0) == 0;
 }
 
 /// Host instructions no import gives away: system calls and time stamps.
