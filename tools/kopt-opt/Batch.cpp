@@ -88,7 +88,7 @@ int runBatch(StringRef File, const CudaFrontend &Frontend,
   }
   std::vector<Job> Jobs;
   SmallVector<StringRef> Lines;
-  (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  (*Buffer)->getBuffer().split(Lines, '\n'); // keeps empty lines: line numbers
   for (auto [I, Line] : enumerate(Lines)) {
     if (Line.trim().empty())
       continue;
