@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 namespace kopt::eval::device {
 
@@ -66,31 +67,22 @@ ReplayedEntry::ReplayedEntry(const spec::Problem &P,
   // The device variables as the candidate's own calls left them (state a
   // launcher sets up once), by name into this copy of its device code.
   for (const CapturedGlobal &G : Capture.Globals) {
-    bool Written = false;
-    for (cudaLibrary_t Library : Libraries) {
-      void *Device = nullptr;
-      std::size_t Bytes = 0;
-      if (cudaLibraryGetGlobal(&Device, &Bytes, Library, G.Name.c_str()) !=
-          cudaSuccess) {
-        cudaGetLastError();
-        continue;
-      }
-      if (Bytes != G.Bytes.size())
-        notReplayable("the capture holds " + std::to_string(G.Bytes.size()) +
-                      " bytes of device variable '" + G.Name + "', which has " +
-                      std::to_string(Bytes));
-      KOPT_CUDA(
-          cudaMemcpy(Device, G.Bytes.data(), Bytes, cudaMemcpyHostToDevice));
-      Written = true;
-      break;
-    }
     // A variable of internal linkage may be named otherwise in the device
     // code: left as loaded; the correctness check tells if it mattered.
-    if (!Written)
+    std::optional<std::pair<void *, std::size_t>> V = findVariable(G.Name);
+    if (!V) {
       std::fprintf(stderr,
                    "kopt-bench replay: note: device variable '%s' of the "
                    "capture was not found by that name; left as loaded\n",
                    G.Name.c_str());
+      continue;
+    }
+    if (V->second != G.Bytes.size())
+      notReplayable("the capture holds " + std::to_string(G.Bytes.size()) +
+                    " bytes of device variable '" + G.Name + "', which has " +
+                    std::to_string(V->second));
+    KOPT_CUDA(cudaMemcpy(V->first, G.Bytes.data(), V->second,
+                         cudaMemcpyHostToDevice));
   }
 }
 
@@ -99,23 +91,29 @@ ReplayedEntry::~ReplayedEntry() {
   // Never unloaded: graphs may still be in flight when the worker exits.
 }
 
-void *ReplayedEntry::variable(const std::string &Name, std::uint64_t Offset,
-                              std::uint64_t Extent) const {
+std::optional<std::pair<void *, std::size_t>>
+ReplayedEntry::findVariable(const std::string &Name) const {
   for (cudaLibrary_t Library : Libraries) {
     void *Device = nullptr;
     std::size_t Bytes = 0;
-    if (cudaLibraryGetGlobal(&Device, &Bytes, Library, Name.c_str()) !=
-        cudaSuccess) {
-      cudaGetLastError();
-      continue;
-    }
-    if (Offset > Bytes || Extent > Bytes - Offset)
-      notReplayable("a copy into device variable '" + Name + "' of " +
-                    std::to_string(Bytes) + " bytes reaches past its end");
-    return static_cast<unsigned char *>(Device) + Offset;
+    if (cudaLibraryGetGlobal(&Device, &Bytes, Library, Name.c_str()) ==
+        cudaSuccess)
+      return std::make_pair(Device, Bytes);
+    cudaGetLastError();
   }
-  notReplayable("the capture copies into device variable '" + Name +
-                "', which the candidate's device code does not define");
+  return std::nullopt;
+}
+
+void *ReplayedEntry::variable(const std::string &Name, std::uint64_t Offset,
+                              std::uint64_t Extent) const {
+  std::optional<std::pair<void *, std::size_t>> V = findVariable(Name);
+  if (!V)
+    notReplayable("the capture copies into device variable '" + Name +
+                  "', which the candidate's device code does not define");
+  if (Offset > V->second || Extent > V->second - Offset)
+    notReplayable("a copy into device variable '" + Name + "' of " +
+                  std::to_string(V->second) + " bytes reaches past its end");
+  return static_cast<unsigned char *>(V->first) + Offset;
 }
 
 cudaKernel_t ReplayedEntry::kernel(const std::string &Name) const {

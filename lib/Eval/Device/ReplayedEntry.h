@@ -20,6 +20,8 @@
 #include "kopt/Spec/Problem.h"
 
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace kopt::eval::device {
@@ -45,6 +47,9 @@ private:
                                         void *const *Args,
                                         cudaStream_t Stream) const;
   cudaKernel_t kernel(const std::string &Name) const;
+  /// The device variable \p Name of the loaded code: address and size.
+  std::optional<std::pair<void *, std::size_t>>
+  findVariable(const std::string &Name) const;
   /// \p Offset bytes into the device variable \p Name, which must hold
   /// \p Extent bytes from there.
   void *variable(const std::string &Name, std::uint64_t Offset,
