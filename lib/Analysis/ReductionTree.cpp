@@ -510,9 +510,13 @@ std::optional<Refusal> checkArrayUses(
           Cast->getCastKind() == CK_LValueToRValue)
         continue;
     }
-    // An argument of a helper call that is rewritten with it.
+    // An argument of a helper call that is rewritten with it, or of the
+    // cluster's combine.
     if (const auto *C = dyn_cast_or_null<CallExpr>(P)) {
-      bool Allowed = false;
+      const FunctionDecl *Callee = C->getDirectCallee();
+      bool Allowed = Callee && Callee->getName() == ClusterCombineName &&
+                     C->getNumArgs() == 2 &&
+                     C->getArg(0)->IgnoreParenImpCasts() == Ref;
       for (unsigned I = 0; I < C->getNumArgs(); ++I)
         if (C->getArg(I)->IgnoreParenImpCasts() == Ref &&
             AllowedCalls.count({C, I}))

@@ -1,0 +1,457 @@
+//===- ClusterSplit.cpp - A block's group shared by a cluster -------------===//
+//
+// The rules and why they suffice are in ClusterSplit.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kopt/Analysis/ClusterSplit.h"
+
+#include "kopt/Analysis/ControlFlow.h"
+#include "kopt/Analysis/CudaAST.h"
+#include "kopt/Analysis/LoopAccumulators.h"
+#include "kopt/Analysis/Mutation.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <map>
+
+using namespace clang;
+using namespace llvm;
+
+namespace kopt {
+
+namespace {
+
+Refusal refuse(const Twine &Why, const Stmt *At, ASTContext &AC) {
+  return Refusal{Why.str(), lineCol(At->getBeginLoc(), AC)};
+}
+
+std::string text(const Stmt *S, ASTContext &AC) {
+  return oneLine(sourceText(S->getSourceRange(), AC));
+}
+
+bool before(const Stmt *A, const Stmt *B, ASTContext &AC) {
+  return AC.getSourceManager().isBeforeInTranslationUnit(A->getBeginLoc(),
+                                                         B->getBeginLoc());
+}
+
+bool inside(const Stmt *S, const Stmt *Outer, ASTContext &AC) {
+  const SourceManager &SM = AC.getSourceManager();
+  SourceLocation L = S->getBeginLoc();
+  return !SM.isBeforeInTranslationUnit(L, Outer->getBeginLoc()) &&
+         !SM.isBeforeInTranslationUnit(Outer->getEndLoc(), L);
+}
+
+/// `for (T i = threadIdx.x; i < N; i += blockDim.x)`, N one value in the
+/// block and i not changed in the body.
+std::optional<ClusterLoop> matchBlockStride(const ForStmt *For,
+                                            const FunctionDecl *F) {
+  std::optional<CountedLoop> CL = matchCountedLoop(For);
+  if (!CL || CL->Inclusive || !CL->Step ||
+      !isBuiltin(stripCasts(CL->Step), BuiltinVar::BlockDim, 0) ||
+      !isThreadIdxX(CL->Init, F->getBody()) || !isBlockUniform(CL->Bound, F) ||
+      isModifiedIn(CL->Var, For->getBody()))
+    return std::nullopt;
+  // The bound is copied into the part's arithmetic as written.
+  bool ReadsBlock = false;
+  forEachSubStmt(CL->Bound, [&](const Stmt *S) {
+    const auto *E = dyn_cast<Expr>(S);
+    std::optional<BuiltinRef> B = E ? matchBuiltin(E) : std::nullopt;
+    ReadsBlock |=
+        B && (B->Var == BuiltinVar::BlockIdx || B->Var == BuiltinVar::GridDim);
+  });
+  if (ReadsBlock)
+    return std::nullopt;
+  return ClusterLoop{For, CL->Var, CL->Init, CL->Bound};
+}
+
+/// The variable a pointer expression starts from: through casts, pointer
+/// arithmetic and locals initialized once (`in = x + blockIdx.x * n`).
+const ValueDecl *pointerRoot(const Expr *E, const Stmt *Body) {
+  for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
+    E = E->IgnoreParenCasts();
+    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+      if (!B->isAdditiveOp())
+        return nullptr;
+      E = B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS();
+      continue;
+    }
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    if (!Ref)
+      return nullptr;
+    const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+    if (V && !isa<ParmVarDecl>(V) && V->getInit() &&
+        V->getType()->isPointerType() && !isModifiedIn(V, Body)) {
+      E = V->getInit();
+      continue;
+    }
+    return Ref->getDecl();
+  }
+  return nullptr;
+}
+
+/// The pointer an access `p[i]`, `*p` or `p->f` goes through; null for
+/// anything else.
+const Expr *accessedPointer(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *S = dyn_cast<ArraySubscriptExpr>(E))
+    return S->getBase()->getType()->isPointerType() ? S->getBase() : nullptr;
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    return U->getOpcode() == UO_Deref ? U->getSubExpr() : nullptr;
+  if (const auto *M = dyn_cast<MemberExpr>(E))
+    return M->isArrow() ? M->getBase() : accessedPointer(M->getBase());
+  return nullptr;
+}
+
+bool isAtomicCall(const CallExpr *C) {
+  const FunctionDecl *FD = C->getDirectCallee();
+  return FD && FD->getName().starts_with("atomic");
+}
+
+bool isShared(const ValueDecl *D) {
+  const auto *V = dyn_cast_or_null<VarDecl>(D);
+  return V && V->hasAttr<CUDASharedAttr>();
+}
+
+/// A function of this file the kernel calls whose behaviour depends on
+/// its block: it reads blockIdx, gridDim or shared memory, or waits at a
+/// barrier. None when no call does.
+std::optional<Refusal> checkCalls(const FunctionDecl *F, ASTContext &AC) {
+  std::optional<Refusal> Why;
+  forEachSubStmt(F->getBody(), [&](const Stmt *S) {
+    const auto *C = dyn_cast<CallExpr>(S);
+    if (Why || !C || isa<CUDAKernelCallExpr>(C))
+      return;
+    const FunctionDecl *Callee = C->getDirectCallee();
+    const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+    if (!Def || !Def->getBody() ||
+        !AC.getSourceManager().isWrittenInMainFile(
+            AC.getSourceManager().getExpansionLoc(Def->getLocation())))
+      return;
+    std::string What;
+    forEachSubStmt(Def->getBody(), [&](const Stmt *X) {
+      if (!What.empty())
+        return;
+      if (const auto *E = dyn_cast<Expr>(X)) {
+        std::optional<BuiltinRef> B = matchBuiltin(E);
+        if (B &&
+            (B->Var == BuiltinVar::BlockIdx || B->Var == BuiltinVar::GridDim))
+          What = "reads blockIdx or gridDim";
+      }
+      if (isBarrierCall(X))
+        What = "waits at a barrier";
+      if (const auto *R = dyn_cast<DeclRefExpr>(X); R && isShared(R->getDecl()))
+        What = "uses shared memory";
+    });
+    if (!What.empty())
+      Why = refuse("it calls '" + Def->getNameAsString() + "', which " + What +
+                       ": the cluster's blocks would each see their own",
+                   C, AC);
+  });
+  return Why;
+}
+
+/// The accumulators of split loop L: started at the operation's identity
+/// where it matters and read after the loop only as the value of a tree
+/// of the same operation. Feeds maps each accumulator to its tree.
+std::optional<Refusal>
+checkAccumulators(const ClusterLoop &L, const FunctionDecl *F,
+                  const std::vector<ReductionTree> &Trees,
+                  std::map<const ReductionTree *, const VarDecl *> &Feeds,
+                  ASTContext &AC) {
+  Decision<std::vector<Accumulator>> D = loopAccumulators(L.For, AC);
+  if (auto *Why = std::get_if<Refusal>(&D))
+    return Refusal{"the loop at " + str(lineCol(L.For->getBeginLoc(), AC)) +
+                       " carries more than a reduction: " + Why->Message,
+                   Why->Loc.Line ? Why->Loc
+                                 : lineCol(L.For->getBeginLoc(), AC)};
+  for (const Accumulator &A : std::get<std::vector<Accumulator>>(D)) {
+    std::string V = A.Var->getNameAsString();
+    const VarDecl *Var = A.Var;
+    if (!Var->isLocalVarDecl() || !Var->getInit())
+      return refuse("'" + V +
+                        "' is not a local of the kernel declared "
+                        "with a start value",
+                    L.For, AC);
+    if (A.Kind == Accumulator::Sum) {
+      Expr::EvalResult R;
+      bool Zero = Var->getInit()->EvaluateAsRValue(R, AC) &&
+                  ((R.Val.isInt() && R.Val.getInt().isZero()) ||
+                   (R.Val.isFloat() && R.Val.getFloat().isZero()));
+      if (!Zero)
+        return refuse("the sum '" + V + "' starts at '" +
+                          text(Var->getInit(), AC) +
+                          "', not 0: each block of the cluster would add "
+                          "it again",
+                      L.For, AC);
+    }
+    const ReductionTree *Fed = nullptr;
+    for (const DeclRefExpr *Ref : referencesTo(F->getBody(), Var, AC)) {
+      if (inside(Ref, L.For, AC))
+        continue;
+      const ReductionTree *T = nullptr;
+      for (const ReductionTree &Tree : Trees)
+        if (stripCasts(Tree.Value) == Ref)
+          T = &Tree;
+      if (!T || !before(L.For, T->Store, AC) || Fed)
+        return refuse("'" + V + "' is used at " +
+                          str(lineCol(Ref->getBeginLoc(), AC)) + " ('" +
+                          text(enclosingStatement(Ref, AC), AC) +
+                          "') other than as the value one block reduction "
+                          "after the loop reduces: a block holds only its "
+                          "part of it",
+                      Ref, AC);
+      Fed = T;
+    }
+    if (!Fed)
+      continue; // never read: nothing depends on how it is divided
+    bool Same =
+        A.Kind == Accumulator::Sum
+            ? Fed->Add
+            : !Fed->Add &&
+                  StringRef(Fed->CalleeText)
+                      .contains(A.Kind == Accumulator::Max ? "max" : "min");
+    if (!Same)
+      return refuse("the tree at " + str(Fed->Loc) + " reduces '" + V +
+                        "' with another operation than the loop "
+                        "accumulates it with",
+                    Fed->Store, AC);
+    Feeds[Fed] = Var;
+  }
+  return std::nullopt;
+}
+
+/// The memory rules of ClusterSplit.h.
+std::optional<Refusal> checkMemory(const FunctionDecl *F,
+                                   const std::vector<ClusterLoop> &Loops,
+                                   const ReductionTree &LastTree,
+                                   ASTContext &AC) {
+  const Stmt *Body = F->getBody();
+  auto LoopOf = [&](const Stmt *S) -> const ClusterLoop * {
+    for (const ClusterLoop &L : Loops)
+      if (inside(S, L.For, AC))
+        return &L;
+    return nullptr;
+  };
+  // Writes: where, through what, and the access text of those in loops.
+  std::map<const ValueDecl *, std::vector<std::string>> Written;
+  std::set<const Expr *> Targets;
+  const ClusterLoop *StoreLoop = nullptr;
+  std::optional<Refusal> Why;
+  forEachSubStmt(Body, [&](const Stmt *S) {
+    if (Why)
+      return;
+    const Expr *Target = nullptr;
+    bool Plain = false;
+    if (std::optional<WriteOf> W = writeOf(S)) {
+      if (localWriteTarget(W->Target))
+        return;
+      Target = W->Target;
+      Plain = W->Plain;
+    } else if (const auto *C = dyn_cast<CallExpr>(S);
+               C && isAtomicCall(C) && C->getNumArgs() > 0) {
+      // atomicAdd(&p[i], v) or atomicAdd(p + i, v): the call is the write.
+      Target = C;
+    } else {
+      return;
+    }
+    const Expr *Pointer = accessedPointer(Target);
+    if (const auto *C = dyn_cast<CallExpr>(Target)) {
+      const Expr *Addr = C->getArg(0)->IgnoreParenImpCasts();
+      const auto *U = dyn_cast<UnaryOperator>(Addr);
+      bool Element = U && U->getOpcode() == UO_AddrOf;
+      Pointer = Element ? accessedPointer(U->getSubExpr()) : Addr;
+      if (Element) // the element is the target, not a read
+        Targets.insert(U->getSubExpr()->IgnoreParenImpCasts());
+    }
+    const ValueDecl *Root = Pointer ? pointerRoot(Pointer, Body) : nullptr;
+    if (Root && isShared(Root))
+      return; // the trees' arrays are checked with the trees
+    if (!Root) {
+      Why = refuse("the store '" + text(S, AC) +
+                       "' writes through a pointer kopt cannot follow",
+                   S, AC);
+      return;
+    }
+    const ClusterLoop *L = LoopOf(S);
+    if (!L) {
+      if (!Plain)
+        Why = refuse("'" + text(S, AC) +
+                         "' updates memory outside the block-stride loops: "
+                         "every block of the cluster would do it",
+                     S, AC);
+      Written[Root];
+      Targets.insert(Target->IgnoreParenImpCasts());
+      return;
+    }
+    if (before(L->For, LastTree.Loop, AC)) {
+      Why = refuse("the loop at " + str(lineCol(L->For->getBeginLoc(), AC)) +
+                       " stores to memory before the block reduction at " +
+                       str(LastTree.Loc) +
+                       ": only loops after the last reduction may store, "
+                       "when the whole cluster has read what it needs",
+                   S, AC);
+      return;
+    }
+    if (StoreLoop && StoreLoop != L) {
+      Why = refuse("two block-stride loops store to memory (at " +
+                       str(lineCol(StoreLoop->For->getBeginLoc(), AC)) +
+                       " and " + str(lineCol(L->For->getBeginLoc(), AC)) +
+                       "): between them only a barrier of the block orders "
+                       "the stores",
+                   S, AC);
+      return;
+    }
+    StoreLoop = L;
+    Written[Root].push_back(withoutSpaces(text(Target, AC)));
+    Targets.insert(Target->IgnoreParenImpCasts());
+  });
+  if (Why)
+    return Why;
+  if (StoreLoop) {
+    for (const ClusterLoop &L : Loops)
+      if (L.For != StoreLoop->For && before(StoreLoop->For, L.For, AC))
+        return refuse("the block-stride loop at " +
+                          str(lineCol(L.For->getBeginLoc(), AC)) +
+                          " follows the loop that stores (at " +
+                          str(lineCol(StoreLoop->For->getBeginLoc(), AC)) + ")",
+                      L.For, AC);
+  }
+  // Reads through a written pointer: only the stored element, in the loop
+  // that stores it.
+  forEachSubStmt(Body, [&](const Stmt *S) {
+    const auto *E = dyn_cast<Expr>(S);
+    if (Why || !E || Targets.count(E))
+      return;
+    const Expr *Pointer = accessedPointer(E);
+    if (!Pointer || isa<MemberExpr>(E->IgnoreParenImpCasts()))
+      return;
+    auto It = Written.find(pointerRoot(Pointer, Body));
+    if (It == Written.end())
+      return;
+    const ClusterLoop *L = LoopOf(E);
+    if (L && L == StoreLoop &&
+        is_contained(It->second, withoutSpaces(text(E, AC))))
+      return;
+    Why = refuse("'" + text(E, AC) + "' reads memory the kernel writes ('" +
+                     It->first->getNameAsString() +
+                     "'): another block of the cluster may write it",
+                 E, AC);
+  });
+  return Why;
+}
+
+} // namespace
+
+Decision<ClusterSplitPlan> planClusterSplit(const KernelInfo &K, ASTContext &AC,
+                                            bool Reassociate) {
+  const FunctionDecl *F = K.Decl;
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(F->getBody());
+  if (!Body)
+    return Refusal{"the kernel has no body", K.Loc};
+  ClusterSplitPlan P;
+  std::vector<Refusal> Shapeless;
+  findReductionTrees(F, AC, P.Trees, Shapeless);
+  if (!Shapeless.empty())
+    return Shapeless.front();
+  if (P.Trees.empty())
+    return Refusal{"no block reduction (a tree in shared memory) whose "
+                   "totals the cluster could combine",
+                   K.Loc};
+
+  for (const ReductionTree &T : P.Trees) {
+    if (std::optional<Refusal> Why = checkTreeOperation(T, AC))
+      return *Why;
+    if (std::optional<Refusal> Why =
+            checkUniformControl(F, T.Store, "the tree", AC))
+      return *Why;
+    if (!isShared(T.Array))
+      return refuse("the tree's array '" + T.Array->getNameAsString() +
+                        "' is not a __shared__ array of the kernel",
+                    T.Store, AC);
+    if (std::optional<Refusal> Why =
+            checkArrayUses(F, T.Array, P.Trees, {}, AC))
+      return *Why;
+    bool Exact = !T.Add || T.Element->isIntegerType();
+    if (!Exact && !Reassociate)
+      return refuse("the tree at " + str(T.Loc) +
+                        " sums floating-point values: adding the blocks' "
+                        "totals rounds differently (reassociate=true)",
+                    T.Store, AC);
+    P.Rounding |= !Exact;
+  }
+
+  // The block-stride loops, in the kernel's straight-line code.
+  std::optional<Refusal> Why;
+  forEachSubStmt(Body, [&](const Stmt *S) {
+    const auto *For = dyn_cast<ForStmt>(S);
+    if (Why || !For)
+      return;
+    std::optional<ClusterLoop> L = matchBlockStride(For, F);
+    if (!L)
+      return;
+    if (std::optional<Refusal> U =
+            checkUniformControl(F, For, "the block-stride loop", AC)) {
+      Why = U;
+      return;
+    }
+    forEachSubStmt(For->getBody(), [&](const Stmt *X) {
+      if (Why)
+        return;
+      std::string What;
+      if (isBarrierCall(X))
+        What = "waits at a barrier";
+      else if (isa<BreakStmt, ReturnStmt, GotoStmt>(X))
+        What = "leaves the loop early";
+      else if (const auto *R = dyn_cast<DeclRefExpr>(X);
+               R && isShared(R->getDecl()) &&
+               none_of(P.Trees, [&](const ReductionTree &T) {
+                 return T.Array == R->getDecl(); // A[0], checkArrayUses
+               }))
+        What = "uses the shared '" + R->getDecl()->getNameAsString() + "'";
+      else if (const auto *In = dyn_cast<ForStmt>(X);
+               In && matchBlockStride(In, F))
+        What = "holds another block-stride loop";
+      if (!What.empty())
+        Why = refuse("the block-stride loop at " +
+                         str(lineCol(For->getBeginLoc(), AC)) + " " + What +
+                         " ('" + text(X, AC) + "')",
+                     X, AC);
+    });
+    P.Loops.push_back(*L);
+  });
+  if (Why)
+    return *Why;
+  if (P.Loops.empty())
+    return Refusal{"no block-stride loop (`for (i = threadIdx.x; i < n; i "
+                   "+= blockDim.x)`) to divide among the cluster's blocks",
+                   K.Loc};
+
+  std::map<const ReductionTree *, const VarDecl *> Feeds;
+  for (ClusterLoop &L : P.Loops)
+    if (std::optional<Refusal> W = checkAccumulators(L, F, P.Trees, Feeds, AC))
+      return *W;
+  for (const ReductionTree &T : P.Trees)
+    if (T.Add && !Feeds.count(&T))
+      return refuse("the tree at " + str(T.Loc) + " sums '" +
+                        text(T.Value, AC) +
+                        "', which is not the sum of a block-stride loop: "
+                        "every block of the cluster would add it",
+                    T.Store, AC);
+
+  const ReductionTree *Last = &P.Trees.front();
+  for (const ReductionTree &T : P.Trees)
+    if (before(Last->Store, T.Store, AC))
+      Last = &T;
+  if (std::optional<Refusal> W = checkMemory(F, P.Loops, *Last, AC))
+    return *W;
+  if (std::optional<Refusal> W = checkCalls(F, AC))
+    return *W;
+  return P;
+}
+
+} // namespace kopt

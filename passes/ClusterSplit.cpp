@@ -1,0 +1,357 @@
+//===- ClusterSplit.cpp - A block's group shared by a cluster -------------===//
+//
+// A kernel that gives each block a group (a row of a norm, a channel) and
+// walks it with block-stride loops finished by shared-memory trees runs one
+// block a group: sixteen groups of millions of elements keep 16 of the
+// H100's 132 multiprocessors busy. This pass adds a copy,
+// `<kernel>_kopt_cluster`, that runs each group on a thread-block cluster of
+// C blocks (sm_90 and newer; planClusterSplit in lib/Analysis/ClusterSplit.cpp
+// says what is proved):
+//
+//   __global__ void __cluster_dims__(C, 1, 1) k_kopt_cluster(...) {
+//     const unsigned kopt_group = blockIdx.x / Cu;  // blockIdx.x of the
+//     const unsigned kopt_rank = blockIdx.x % Cu;   // original
+//     ...
+//     for (int i = static_cast<int>(kopt_cluster_part(n, kopt_rank, C) +
+//                                   (threadIdx.x));
+//          (i < n) && static_cast<long long>(i) <
+//                         kopt_cluster_part(n, kopt_rank + 1u, C);
+//          i += blockDim.x)                         // this block's part
+//       s += in[i];
+//     ... the kernel's tree over buf ...
+//     kopt_cluster_combine<C>(buf, [](float kopt_x, float kopt_y) {
+//       return kopt_x + kopt_y; });                 // buf[0] of the cluster
+//     ...
+//   }
+//
+// kopt_cluster_part cuts [0, n) into C consecutive parts of a whole number
+// of 32 elements (the last one shorter or empty); kopt_cluster_combine
+// waits for the cluster, reads buf[0] of every block through distributed
+// shared memory in rank order, waits again (no block overwrites its buf[0]
+// or exits while another reads it) and leaves the total in each block's
+// buf[0], as the tree left the block's total there. Both are added once a
+// file. A floating-point sum is added in another order than the original
+// (reassociate=true); maxima, minima and integer sums are the same values.
+//
+// Each launch runs the copy on C times the grid when the launch as written
+// holds fewer threads than the device (a few big groups; many groups fill
+// the GPU without it), its block is a power of two and the device has
+// clusters (compute capability 9 or more): kopt_cluster_split_fits, a host
+// helper added once a file. Otherwise it runs the original.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kopt/Analysis/ClusterSplit.h"
+#include "FileHelper.h"
+#include "Options.h"
+#include "ScaledLaunch.h"
+#include "SourceLayout.h"
+#include "kopt/Pass/Pass.h"
+
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace kopt {
+
+namespace {
+
+using Replacement = std::tuple<unsigned, unsigned, std::string>;
+
+const char *const ClusterSuffix = "_kopt_cluster";
+const char *const FitsName = "kopt_cluster_split_fits";
+const char *const PartName = "kopt_cluster_part";
+
+std::string fitsText() {
+  return std::string(
+             "// kopt cluster-split: true when a grid of Grid blocks of Block "
+             "threads starts\n"
+             "// fewer threads than the device's multiprocessors hold, the "
+             "block is a power of\n"
+             "// two and the device runs thread-block clusters (compute "
+             "capability 9 or more).\n"
+             "static inline bool ") +
+         FitsName +
+         "(long long kopt_grid, long long kopt_block) {\n"
+         "  if (kopt_grid < 1 || kopt_block < 1 || kopt_block > 1024 ||\n"
+         "      (kopt_block & (kopt_block - 1)) != 0)\n"
+         "    return false;\n"
+         "  int kopt_dev = 0, kopt_major = 0, kopt_sms = 0, kopt_per_sm = 0;\n"
+         "  if (cudaGetDevice(&kopt_dev) != cudaSuccess ||\n"
+         "      cudaDeviceGetAttribute(&kopt_major, "
+         "cudaDevAttrComputeCapabilityMajor,\n"
+         "                             kopt_dev) != cudaSuccess ||\n"
+         "      cudaDeviceGetAttribute(&kopt_sms, "
+         "cudaDevAttrMultiProcessorCount,\n"
+         "                             kopt_dev) != cudaSuccess ||\n"
+         "      cudaDeviceGetAttribute(&kopt_per_sm,\n"
+         "                             "
+         "cudaDevAttrMaxThreadsPerMultiProcessor,\n"
+         "                             kopt_dev) != cudaSuccess)\n"
+         "    return false;\n"
+         "  return kopt_major >= 9 &&\n"
+         "         kopt_grid * kopt_block < static_cast<long long>(kopt_sms) "
+         "* kopt_per_sm;\n"
+         "}\n\n";
+}
+
+std::string deviceHelpersText() {
+  return std::string(
+             "// kopt cluster-split: where block kopt_r of a cluster of kopt_c "
+             "blocks starts its\n"
+             "// part of [0, kopt_n): consecutive parts of a whole number of "
+             "32 elements, the\n"
+             "// last ones shorter or empty.\n"
+             "static __device__ __forceinline__ long long\n") +
+         PartName +
+         "(long long kopt_n, unsigned kopt_r, unsigned kopt_c) {\n"
+         "  if (kopt_n <= 0)\n"
+         "    return 0;\n"
+         "  const long long kopt_size = ((kopt_n + kopt_c - 1) / kopt_c + "
+         "31) / 32 * 32;\n"
+         "  return kopt_size * kopt_r < kopt_n ? kopt_size * kopt_r : "
+         "kopt_n;\n"
+         "}\n\n"
+         "// kopt cluster-split: kopt_a[0] of the cluster's blocks combined "
+         "in the order of\n"
+         "// their ranks into kopt_a[0] of each (every block gets the same "
+         "bits); the\n"
+         "// second wait keeps each block's kopt_a[0] until every block has "
+         "read it.\n"
+         "template <unsigned kopt_c, typename kopt_T, typename kopt_Op>\n"
+         "static __device__ __forceinline__ void\n" +
+         ClusterCombineName +
+         "(kopt_T *kopt_a, kopt_Op kopt_op) {\n"
+         "  __cluster_barrier_arrive();\n"
+         "  __cluster_barrier_wait();\n"
+         "  kopt_T kopt_total =\n"
+         "      *static_cast<const kopt_T *>(__cluster_map_shared_rank(kopt_a, "
+         "0u));\n"
+         "  for (unsigned kopt_r = 1u; kopt_r < kopt_c; ++kopt_r)\n"
+         "    kopt_total = kopt_op(kopt_total, *static_cast<const kopt_T *>(\n"
+         "                                         "
+         "__cluster_map_shared_rank(kopt_a, kopt_r)));\n"
+         "  __cluster_barrier_arrive();\n"
+         "  __cluster_barrier_wait();\n"
+         "  if (threadIdx.x == 0u)\n"
+         "    *kopt_a = kopt_total;\n"
+         "  __syncthreads();\n"
+         "}\n\n";
+}
+
+/// The number in "sm_90a", or none.
+std::optional<unsigned> archNumber(StringRef Arch) {
+  unsigned N = 0;
+  if (!Arch.consume_front("sm_"))
+    return std::nullopt;
+  Arch = Arch.take_while([](char C) { return isDigit(C); });
+  if (Arch.getAsInteger(10, N))
+    return std::nullopt;
+  return N;
+}
+
+class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
+  FileHelper Fits{FitsName};
+  bool DeviceHelpers = false;
+
+  void beginFile(PassContext &Ctx) override {
+    Fits.beginFile(Ctx.hostContext());
+    DeviceHelpers = declaresFileScopeFunction(Ctx.deviceContext(), PartName);
+  }
+
+  void runOnKernel(KernelContext &KC) override {
+    const KernelInfo &K = KC.kernel();
+    unsigned C = options().Blocks;
+    auto Missed = [&](LineCol At, const Twine &Why) {
+      KC.missed(At, "block-per-group kernel not shared by a cluster: " + Why);
+    };
+    if (StringRef(K.Name).contains(ClusterSuffix))
+      return;
+    if (C != 2 && C != 4 && C != 8)
+      return Missed(K.Loc, "blocks=" + Twine(C) +
+                               " is not 2, 4 or 8 (the "
+                               "portable cluster sizes)");
+    std::vector<const LaunchSite *> Launches = KC.info().launchesOf(K.Name);
+    if (Launches.empty())
+      return Missed(K.Loc, "no launch of '" + K.Name + "' in this file");
+    llvm::erase_if(Launches,
+                   [](const LaunchSite *L) { return isScaledLaunch(*L); });
+    if (Launches.empty())
+      return; // kopt's own launches: done already
+    std::optional<unsigned> Arch = archNumber(KC.info().GpuArch);
+    if (!Arch || *Arch < 90)
+      return Missed(K.Loc, "thread-block clusters need sm_90 or newer; the "
+                           "file is compiled for " +
+                               KC.info().GpuArch);
+    Decision<ClusterSplitPlan> D =
+        planClusterSplit(K, KC.deviceContext(), options().Reassociate);
+    if (auto *Why = std::get_if<Refusal>(&D))
+      return Missed(Why->Loc.Line ? Why->Loc : K.Loc, Why->Message);
+    const ClusterSplitPlan &P = std::get<ClusterSplitPlan>(D);
+    std::string NewName = K.Name + ClusterSuffix;
+    if (KC.info().kernel(NewName))
+      return Missed(K.Loc, "'" + NewName + "' exists already");
+    if (KC.info().hasUnknownLaunches(K.Name))
+      return Missed(K.Loc,
+                    "'" + K.Name + "' is referenced other than by a launch");
+
+    ASTContext &Ctx = KC.deviceContext();
+    std::optional<std::string> Copy = copyText(K, P, C, Ctx, KC.code());
+    if (!Copy)
+      return Missed(K.Loc, "part of the kernel is written in a macro");
+    EditSet Edits(KC.pass().source().Path);
+    SourceLocation End =
+        Ctx.getSourceManager().getExpansionLoc(K.Decl->getBody()->getEndLoc());
+    std::string Text =
+        "\n\n" + (DeviceHelpers ? "" : deviceHelpersText()) + *Copy;
+    if (Error E = Edits.insertAfterToken(End, Text, Ctx))
+      return Missed(K.Loc, toString(std::move(E)));
+
+    ASTContext &HC = KC.hostContext();
+    std::string Cs = std::to_string(C);
+    ScaledLaunchSpec Spec;
+    Spec.Factor = C;
+    Spec.FastSuffix = ClusterSuffix;
+    Spec.Comment = "kopt cluster-split: a cluster of " + Cs +
+                   " blocks a group when the launch leaves the GPU idle";
+    Spec.Extra = [](const LaunchPieces &L) {
+      return std::string(FitsName) + "(" + ScaledGridName + ", " + L.Config[1] +
+             ")";
+    };
+    for (const LaunchSite *L : Launches)
+      if (std::optional<std::string> Why =
+              replaceWithScaledLaunch(*L, Spec, HC, Edits))
+        return Missed(L->Loc, *Why);
+    Expected<bool> Added = Fits.addBefore(Launches, fitsText(), Edits, HC);
+    if (!Added)
+      return Missed(K.Loc, toString(Added.takeError()));
+    if (Error E = KC.edits().merge(Edits))
+      return Missed(K.Loc, toString(std::move(E)));
+    Fits.committed(*Added);
+    DeviceHelpers = true;
+
+    size_t Loops = P.Loops.size(), Trees = P.Trees.size();
+    KC.applied(
+        K.Loc,
+        "'" + NewName +
+            "' shares each block's group among a cluster "
+            "of " +
+            Cs + " blocks: " + Twine(Loops) + " block-stride loop" +
+            (Loops == 1 ? "" : "s") + " divided among them, " + Twine(Trees) +
+            " block reduction" + (Trees == 1 ? "" : "s") +
+            " combined across the cluster" +
+            (P.Rounding ? " (floating-point sums in another order)" : "") +
+            "; " + Twine(Launches.size()) + " launch" +
+            (Launches.size() == 1 ? " runs" : "es run") + " it with " + Cs +
+            "x the grid when they hold fewer threads than the device");
+  }
+
+  /// The kernel's definition as a cluster kernel (the file comment).
+  static std::optional<std::string> copyText(const KernelInfo &K,
+                                             const ClusterSplitPlan &P,
+                                             unsigned C, ASTContext &Ctx,
+                                             StringRef Code) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    const FunctionDecl *F = K.Decl;
+    const auto *Body = dyn_cast<CompoundStmt>(F->getBody());
+    if (!Body ||
+        !isRewritable(SourceRange(F->getLocation(), Body->getRBracLoc()), Ctx))
+      return std::nullopt;
+    unsigned Begin = SM.getFileOffset(SM.getExpansionLoc(F->getBeginLoc()));
+    unsigned End = SM.getFileOffset(Body->getRBracLoc()) + 1;
+    unsigned NameAt = SM.getFileOffset(F->getLocation());
+    unsigned NameEnd = NameAt + F->getName().size();
+    if (!(Begin < NameAt && NameEnd < End))
+      return std::nullopt;
+    std::string Cs = std::to_string(C);
+    std::string In = Body->body_empty()
+                         ? indentOf(F->getBeginLoc(), Ctx) + "  "
+                         : indentOf(Body->body_front()->getBeginLoc(), Ctx);
+    std::vector<Replacement> Edits = {
+        {NameAt, 0, "__cluster_dims__(" + Cs + ", 1, 1) "},
+        {NameEnd, 0, ClusterSuffix},
+        {SM.getFileOffset(Body->getLBracLoc()) + 1, 0,
+         "\n" + In + "// kopt cluster-split: the " + Cs +
+             " blocks of a cluster share group kopt_group (the\n" + In +
+             "// original's block): each takes a part of every block-stride "
+             "loop and\n" +
+             In + "// the cluster combines the block reductions.\n" + In +
+             "const unsigned kopt_group = blockIdx.x / " + Cs + "u;\n" + In +
+             "const unsigned kopt_rank = blockIdx.x % " + Cs + "u;"}};
+    std::vector<BuiltinUse> Uses = builtinUses(Body, Ctx);
+    if (anyInMacro(Uses))
+      return std::nullopt;
+    for (const BuiltinUse &U : Uses) {
+      if (U.Ref.Dim != 0)
+        continue;
+      if (U.Ref.Var == BuiltinVar::BlockIdx)
+        Edits.emplace_back(U.Begin, U.End - U.Begin, "kopt_group");
+      else if (U.Ref.Var == BuiltinVar::GridDim)
+        Edits.emplace_back(U.Begin, U.End - U.Begin,
+                           "(gridDim.x / " + Cs + "u)");
+    }
+    PrintingPolicy PP(Ctx.getLangOpts());
+    for (const ClusterLoop &L : P.Loops) {
+      auto InitAt = exprOffsets(L.Init, Ctx);
+      auto CondAt = exprOffsets(L.For->getCond(), Ctx);
+      std::string Bound = sourceText(L.Bound->getSourceRange(), Ctx);
+      if (!InitAt || !CondAt || Bound.empty())
+        return std::nullopt;
+      std::string T = L.Var->getType().getUnqualifiedType().getAsString(PP);
+      std::string Part = std::string(PartName) + "(" + Bound + ", kopt_rank";
+      if (CondAt->first < InitAt->second)
+        return std::nullopt;
+      std::string ForIn = indentOf(L.For->getBeginLoc(), Ctx) + "     ";
+      // The part ends at or before N, so `i < end` implies `i < N` when
+      // both compare as the same type (a loop with a simple trip count,
+      // which nvcc unrolls); else the original condition stays.
+      QualType VarT = L.Var->getType().getCanonicalType().getUnqualifiedType();
+      QualType BoundT = stripCasts(L.Bound)
+                            ->getType()
+                            .getCanonicalType()
+                            .getUnqualifiedType();
+      std::string Cond =
+          VarT == BoundT
+              ? std::string()
+              : "(" + Code.slice(CondAt->first, CondAt->second).str() +
+                    ") &&\n" + ForIn;
+      Edits.emplace_back(
+          InitAt->first, CondAt->second - InitAt->first,
+          "static_cast<" + T + ">(" + Part + ", " + Cs + "u) +\n" + ForIn +
+              "    (" + Code.slice(InitAt->first, InitAt->second).str() +
+              "));\n" + ForIn + Cond + "static_cast<long long>(" +
+              L.Var->getNameAsString() + ") < " + Part + " + 1u, " + Cs + "u)");
+    }
+    for (const ReductionTree &T : P.Trees) {
+      auto At = stmtOffsets(T.Loop, Ctx);
+      if (!At)
+        return std::nullopt;
+      std::string Ty = T.Element.getUnqualifiedType().getAsString(PP);
+      std::string Op =
+          T.Add ? "kopt_x + kopt_y" : T.CalleeText + "(kopt_x, kopt_y)";
+      std::string I = indentOf(T.Loop->getBeginLoc(), Ctx);
+      Edits.emplace_back(At->second, 0,
+                         "\n" + I + ClusterCombineName + "<" + Cs + "u>(" +
+                             T.Array->getNameAsString() + ", [](" + Ty +
+                             " kopt_x, " + Ty + " kopt_y) { return " + Op +
+                             "; });");
+    }
+    for (const auto &[Offset, Length, Text] : Edits)
+      if (Offset < Begin || Offset + Length > End)
+        return std::nullopt;
+    llvm::stable_sort(Edits, [](const Replacement &A, const Replacement &B) {
+      return std::get<0>(A) < std::get<0>(B);
+    });
+    return splice(Code, Begin, End, std::move(Edits));
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createClusterSplitPass() {
+  return std::make_unique<ClusterSplitPass>();
+}
+
+} // namespace kopt
