@@ -161,6 +161,7 @@ public:
   void runOnFile(PassContext &Ctx) override {
     Pending.clear();
     ReportedE4m3.clear();
+    Unpaired.clear();
     ASTContext &AC = Ctx.deviceContext();
     Sites Finder = findSites(AC);
 
@@ -221,6 +222,26 @@ public:
           C.Call->getDirectCallee()->getCanonicalDecl();
       if (Finder.Paired.count(C.Call) || !isDeviceFunction(C.Caller))
         continue;
+      const FunctionDecl *Def = Callee->getDefinition();
+      // A helper no pair calls is proven here, so that its calls are not
+      // passed over in silence (codes packed through locals, one code a
+      // byte).
+      if (!Recognized.count(Callee) && !is_contained(Helpers, Callee) &&
+          checkHelperShape(Callee, AC).empty()) {
+        auto [It, New] = Unpaired.try_emplace(Callee, false);
+        if (New)
+          It->second = proveE2m1Helper(Def, AC, ExactNaN).Why.empty();
+        if (It->second) {
+          Ctx.missed(C.Caller->getQualifiedNameAsString(),
+                     lineCol(C.Call->getBeginLoc(), AC),
+                     "'" + Callee->getNameAsString() +
+                         "' is an e2m1 conversion, but this call is not "
+                         "packed with a second one in one expression as "
+                         "h(a) | (h(b) << 4) (through locals, or one code "
+                         "a byte): left as is");
+          continue;
+        }
+      }
       if (Recognized.count(Callee)) {
         Ctx.missed(C.Caller->getQualifiedNameAsString(),
                    lineCol(C.Call->getBeginLoc(), AC),
@@ -229,7 +250,6 @@ public:
                        "h(a) | (h(b) << 4): left as is");
         continue;
       }
-      const FunctionDecl *Def = Callee->getDefinition();
       if (Def && isFloatToInteger(Def) && !Recognized.count(Callee) &&
           SM(AC).isInMainFile(SM(AC).getExpansionLoc(Def->getLocation())) &&
           looksLikeE4m3(Def) && ReportedE4m3.insert(Def).second)
@@ -509,6 +529,8 @@ private:
   };
   std::vector<Wrapping> Pending;
   std::set<const FunctionDecl *> ReportedE4m3;
+  /// Helpers no pair calls: whether each is proven e2m1.
+  std::map<const FunctionDecl *, bool> Unpaired;
 };
 
 } // namespace
