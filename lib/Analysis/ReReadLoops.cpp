@@ -116,10 +116,23 @@ std::string checkIndex(const Expr *E, const VarDecl *LoopVar,
   return "'" + sourceText(E->getSourceRange(), AC) + "'";
 }
 
+/// Whether For is `for (T j = 0; j < n; ++j)` (or `j += 1`): each thread
+/// runs every iteration.
+bool isSerialLoop(const ForStmt *For, const Stmt *Body, ASTContext &AC) {
+  std::optional<CountedLoop> CL = matchCountedLoop(For);
+  if (!CL)
+    return false;
+  std::optional<int64_t> Start = evaluateInt(CL->Init, AC, Body);
+  std::optional<int64_t> Step =
+      CL->Step ? evaluateInt(CL->Step, AC, Body) : std::optional<int64_t>(1);
+  return Start && *Start == 0 && Step && *Step == 1;
+}
+
 /// The loop's own shape: `for (T j = threadIdx.x; j < n; j +=
-/// blockDim.x)` over a stable bound, with a body the rewrite can copy.
+/// blockDim.x)` (or, with Serial, `for (T j = 0; j < n; ++j)`) over a
+/// stable bound, with a body the rewrite can copy.
 std::optional<Refusal> checkLoop(const ForStmt *For, const KernelInfo &K,
-                                 ParentMap &PM, ASTContext &AC) {
+                                 ParentMap &PM, ASTContext &AC, bool Serial) {
   LineCol Loc = lineCol(For->getBeginLoc(), AC);
   auto Fail = [&](const Twine &Why) {
     return Refusal{"the loop at " + str(Loc) + " " + Why.str(), Loc};
@@ -129,9 +142,15 @@ std::optional<Refusal> checkLoop(const ForStmt *For, const KernelInfo &K,
   if (!CL || !isa_and_nonnull<DeclStmt>(For->getInit()))
     return Fail("is not a counted loop that declares its variable");
   const Expr *Start = stripCasts(followLocalInit(stripCasts(CL->Init), Body));
-  if (!isBuiltin(Start, BuiltinVar::ThreadIdx))
-    return Fail("does not start at threadIdx.x");
-  if (!CL->Step || !isBuiltin(CL->Step, BuiltinVar::BlockDim))
+  bool RunsWhole = Serial && isSerialLoop(For, Body, AC);
+  if (!RunsWhole && !isBuiltin(Start, BuiltinVar::ThreadIdx))
+    return Fail(Serial ? "neither starts at threadIdx.x nor runs from 0 in "
+                         "steps of 1"
+                : isSerialLoop(For, Body, AC)
+                    ? "does not start at threadIdx.x (each thread runs it "
+                      "whole: serial-loops=true caches such loops)"
+                    : "does not start at threadIdx.x");
+  if (!RunsWhole && (!CL->Step || !isBuiltin(CL->Step, BuiltinVar::BlockDim)))
     return Fail("does not step by blockDim.x");
   if (CL->Inclusive)
     return Fail("compares with '<=': not handled");
@@ -235,7 +254,7 @@ bool isReRead(const KernelInfo &K, const ReReadKey &Key, const ForStmt *A,
 
 /// Finds the groups of sibling loops in one compound statement.
 void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
-                   ASTContext &AC, ReReadLoops &Out) {
+                   ASTContext &AC, bool Serial, ReReadLoops &Out) {
   std::vector<const ForStmt *> Loops;
   for (const Stmt *S : CS->body()) {
     if (const auto *AS = dyn_cast<AttributedStmt>(S))
@@ -280,13 +299,20 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
                        First.Loc};
       };
       if (!ShapeA)
-        ShapeA = checkLoop(A, K, PM, AC);
+        ShapeA = checkLoop(A, K, PM, AC, Serial);
       if (*ShapeA) {
         Missed(Here((*ShapeA)->Message));
         continue;
       }
-      if (std::optional<Refusal> R = checkLoop(B, K, PM, AC)) {
+      if (std::optional<Refusal> R = checkLoop(B, K, PM, AC, Serial)) {
         Missed(Here(R->Message));
+        continue;
+      }
+      const Stmt *KernelBody = K.Decl->getBody();
+      if (isSerialLoop(A, KernelBody, AC) != isSerialLoop(B, KernelBody, AC)) {
+        Missed(Here("the loops at " + str(lineCol(A->getBeginLoc(), AC)) +
+                    " and " + str(lineCol(B->getBeginLoc(), AC)) +
+                    " divide their iterations differently"));
         continue;
       }
       if (!sameBound(A, B, AC)) {
@@ -380,6 +406,7 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
                                           R.Load->getBeginLoc());
     });
     G.Bound = matchCountedLoop(A)->Bound;
+    G.Serial = Serial && isSerialLoop(A, K.Decl->getBody(), AC);
     Used.insert(A);
     Used.insert(G.Bs.begin(), G.Bs.end());
     Out.Groups.push_back(std::move(G));
@@ -388,12 +415,12 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
 
 } // namespace
 
-ReReadLoops findReReadLoops(const KernelInfo &K, ASTContext &AC) {
+ReReadLoops findReReadLoops(const KernelInfo &K, ASTContext &AC, bool Serial) {
   ReReadLoops Out;
   ParentMap PM(K.Decl->getBody());
   for (const BoundNodes &N :
        match(findAll(compoundStmt().bind("c")), *K.Decl->getBody(), AC))
-    matchCompound(K, N.getNodeAs<CompoundStmt>("c"), PM, AC, Out);
+    matchCompound(K, N.getNodeAs<CompoundStmt>("c"), PM, AC, Serial, Out);
   return Out;
 }
 

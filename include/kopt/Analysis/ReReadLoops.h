@@ -1,7 +1,8 @@
 //===- ReReadLoops.h - Elements a later loop reads again --------*- C++ -*-===//
 //
 // The analysis behind register-cache and shared-cache: sibling
-// block-stride loops of one compound statement where a later loop (B) reads
+// block-stride loops (or, on request, loops each thread runs whole) of one
+// compound statement where a later loop (B) reads
 // global elements an earlier one (A) read, at the same index for the same
 // loop variable, from a __restrict__ pointer the kernel only reads. Such
 // elements can be kept in registers or shared memory between the loops. The
@@ -48,6 +49,9 @@ struct ReReadGroup {
   std::vector<const clang::ForStmt *> Bs;
   std::vector<CachedLoad> Loads;
   const clang::Expr *Bound = nullptr;
+  /// The loops run every iteration in each thread (`for (T j = 0; j < n;
+  /// ++j)`, a thread a group); else they are block-stride loops.
+  bool Serial = false;
 };
 
 struct ReReadLoops {
@@ -58,8 +62,10 @@ struct ReReadLoops {
   bool SawReRead = false;
 };
 
-/// The groups of K's body (every compound statement of it).
-ReReadLoops findReReadLoops(const KernelInfo &K, clang::ASTContext &AC);
+/// The groups of K's body (every compound statement of it). With Serial,
+/// loops that each thread runs from 0 in steps of 1 form groups too.
+ReReadLoops findReReadLoops(const KernelInfo &K, clang::ASTContext &AC,
+                            bool Serial = false);
 
 /// The largest value Loop's bound can have when Loop runs: a constant
 /// bound, or a guard `if (n > C) return;` (or `n >= C`, `C < n`, `C <= n`,
