@@ -98,20 +98,32 @@ public:
       for (const RecipeStep &Step : variants(*P, Parent[I]))
         Change(I, Step);
     }
-    // Appends: each variant of each pass the recipe lacks, asked of the
-    // parent's source alone first; those that would apply nothing there
-    // are left out.
+    // Appends: each variant of each pass but the recipe's last, asked of
+    // the parent's source alone first; those that would apply nothing there
+    // are left out. A pass the recipe ran earlier may apply again to what a
+    // later step made (register-cache's serial loops after
+    // thread-per-block).
+    // Without the probe's answer only passes the recipe lacks are appended.
     Recipe Appends;
+    std::vector<bool> Again;
     std::set<std::string> Steps;
     for (const SpacePass &P : Space.Passes)
-      if (!contains(Parent, P.Name))
+      if (Parent.empty() || Parent.back().Pass != P.Name)
         for (const RecipeStep &Step : variants(P, {P.Name, {}}))
-          if (Steps.insert(Step.str()).second)
+          if ((Context.Probe || !contains(Parent, P.Name)) &&
+              Steps.insert(Step.str()).second) {
             Appends.push_back(Step);
+            Again.push_back(contains(Parent, P.Name));
+          }
     std::vector<long> Applies = probe(Context, Appends);
     for (std::size_t I = 0; I < Appends.size(); ++I) {
       if (!Applies.empty() && Applies[I] == 0) {
         Skip("append: the step applies nothing to the parent's source");
+        continue;
+      }
+      if (Applies.empty() && Again[I]) {
+        Skip("append: no probe says that a pass the recipe ran applies "
+             "again");
         continue;
       }
       Recipe R = Parent;
