@@ -107,11 +107,14 @@ TEST(PassProposerTest, RemarksLeaveOutMovesThatCannotChangeTheSource) {
   std::string Remarks = R"({"remarks": [
       {"pass": "a", "kind": "applied", "step": 0, "message": "did"},
       {"pass": "c", "kind": "missed", "step": 1, "message": "no"}]})";
-  // The appends probed: b (step 0) applies nothing, b{re=true} (step 1)
+  // The appends probed, in the space's order: a again (steps 0-2: a,
+  // a{w=2}, a{w=4}; the recipe ran a, but it may apply to what c made), of
+  // which a{w=2} applies; b (step 3) applies nothing, b{re=true} (step 4)
   // applies.
   std::string Probe = R"({"remarks": [
-      {"pass": "b", "kind": "missed", "step": 0, "message": "no"},
-      {"pass": "b", "kind": "applied", "step": 1, "message": "did"}]})";
+      {"pass": "a", "kind": "applied", "step": 1, "message": "did"},
+      {"pass": "b", "kind": "missed", "step": 3, "message": "no"},
+      {"pass": "b", "kind": "applied", "step": 4, "message": "did"}]})";
   std::map<std::string, long> Skipped;
   std::vector<std::string> R = guided(*P, "a,c", Remarks, Probe, Skipped);
   EXPECT_TRUE(has(R, "a{w=2},c"));       // a's parameters change
@@ -119,9 +122,12 @@ TEST(PassProposerTest, RemarksLeaveOutMovesThatCannotChangeTheSource) {
   EXPECT_FALSE(has(R, "a"));             // c applied nothing: not removed
   EXPECT_TRUE(has(R, "a,c,b{re=true}")); // the append that applies
   EXPECT_FALSE(has(R, "a,c,b"));         // the one that does not
+  EXPECT_TRUE(has(R, "a,c,a{w=2}"));     // a again, where it applies
+  EXPECT_FALSE(has(R, "a,c,a"));
+  EXPECT_FALSE(has(R, "a,c,c")); // never the last step again
   EXPECT_EQ(Skipped["remove: the step applied nothing"], 1);
   EXPECT_EQ(Skipped["append: the step applies nothing to the parent's source"],
-            1);
+            3);
 }
 
 TEST(PassProposerTest, ValuesMissedRemarksNameComeFirst) {
