@@ -253,26 +253,15 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
                                              const ClusterSplitPlan &P,
                                              unsigned C, ASTContext &Ctx,
                                              StringRef Code) {
-    const SourceManager &SM = Ctx.getSourceManager();
-    const FunctionDecl *F = K.Decl;
-    const auto *Body = dyn_cast<CompoundStmt>(F->getBody());
-    if (!Body ||
-        !isRewritable(SourceRange(F->getLocation(), Body->getRBracLoc()), Ctx))
+    std::optional<DefinitionLayout> D = definitionLayout(K.Decl, Ctx);
+    if (!D)
       return std::nullopt;
-    unsigned Begin = SM.getFileOffset(SM.getExpansionLoc(F->getBeginLoc()));
-    unsigned End = SM.getFileOffset(Body->getRBracLoc()) + 1;
-    unsigned NameAt = SM.getFileOffset(F->getLocation());
-    unsigned NameEnd = NameAt + F->getName().size();
-    if (!(Begin < NameAt && NameEnd < End))
-      return std::nullopt;
+    const std::string &In = D->Indent;
     std::string Cs = std::to_string(C);
-    std::string In = Body->body_empty()
-                         ? indentOf(F->getBeginLoc(), Ctx) + "  "
-                         : indentOf(Body->body_front()->getBeginLoc(), Ctx);
     std::vector<Replacement> Edits = {
-        {NameAt, 0, "__cluster_dims__(" + Cs + ", 1, 1) "},
-        {NameEnd, 0, ClusterSuffix},
-        {SM.getFileOffset(Body->getLBracLoc()) + 1, 0,
+        {D->NameAt, 0, "__cluster_dims__(" + Cs + ", 1, 1) "},
+        {D->NameEnd, 0, ClusterSuffix},
+        {D->BodyStart, 0,
          "\n" + In + "// kopt cluster-split: the " + Cs +
              " blocks of a cluster share group kopt_group (the\n" + In +
              "// original's block): each takes a part of every block-stride "
@@ -280,7 +269,7 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
              In + "// the cluster combines the block reductions.\n" + In +
              "const unsigned kopt_group = blockIdx.x / " + Cs + "u;\n" + In +
              "const unsigned kopt_rank = blockIdx.x % " + Cs + "u;"}};
-    std::vector<BuiltinUse> Uses = builtinUses(Body, Ctx);
+    std::vector<BuiltinUse> Uses = builtinUses(D->Body, Ctx);
     if (anyInMacro(Uses))
       return std::nullopt;
     for (const BuiltinUse &U : Uses) {
@@ -339,12 +328,12 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
                              "; });");
     }
     for (const auto &[Offset, Length, Text] : Edits)
-      if (Offset < Begin || Offset + Length > End)
+      if (Offset < D->Begin || Offset + Length > D->End)
         return std::nullopt;
     llvm::stable_sort(Edits, [](const Replacement &A, const Replacement &B) {
       return std::get<0>(A) < std::get<0>(B);
     });
-    return splice(Code, Begin, End, std::move(Edits));
+    return splice(Code, D->Begin, D->End, std::move(Edits));
   }
 };
 

@@ -189,22 +189,14 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
   static std::optional<std::string>
   copyText(const KernelInfo &K, const RowThreadsPlan &P, unsigned G,
            ASTContext &Ctx, StringRef Code, std::vector<BoundCheck> &Checks) {
-    const SourceManager &SM = Ctx.getSourceManager();
     const FunctionDecl *F = K.Decl;
-    const auto *Body = dyn_cast<CompoundStmt>(F->getBody());
-    if (!Body ||
-        !isRewritable(SourceRange(F->getLocation(), Body->getRBracLoc()), Ctx))
+    std::optional<DefinitionLayout> D = definitionLayout(F, Ctx);
+    if (!D)
       return std::nullopt;
-    unsigned Begin = SM.getFileOffset(SM.getExpansionLoc(F->getBeginLoc()));
-    unsigned End = SM.getFileOffset(Body->getRBracLoc()) + 1;
-    unsigned NameEnd = SM.getFileOffset(F->getLocation()) + F->getName().size();
-    if (!(Begin < NameEnd && NameEnd < End))
-      return std::nullopt;
+    unsigned Begin = D->Begin, End = D->End;
     PrintingPolicy PP(Ctx.getLangOpts());
     std::string Gs = std::to_string(G);
-    std::string In = Body->body_empty()
-                         ? indentOf(F->getBeginLoc(), Ctx) + "  "
-                         : indentOf(Body->body_front()->getBeginLoc(), Ctx);
+    const std::string &In = D->Indent;
     std::string Prologue =
         "\n" + In + "// kopt row-reduce: " + Gs +
         (G > 32 ? " threads (this block) a row" : " threads a row") +
@@ -223,9 +215,8 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
     if (P.combines() && G < 32)
       Prologue += "\n" + In + "const unsigned kopt_mask = ((1u << " + Gs +
                   ") - 1u) << (threadIdx.x % 32u / " + Gs + "u * " + Gs + "u);";
-    std::vector<Replacement> Edits = {
-        {NameEnd, 0, RowsSuffix},
-        {SM.getFileOffset(Body->getLBracLoc()) + 1, 0, Prologue}};
+    std::vector<Replacement> Edits = {{D->NameEnd, 0, RowsSuffix},
+                                      {D->BodyStart, 0, Prologue}};
     if (G > 32) {
       auto Bounds = launchBoundsReplacement(F, G, Ctx);
       if (!Bounds)

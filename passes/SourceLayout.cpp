@@ -98,6 +98,28 @@ std::string indentOf(SourceLocation Loc, const ASTContext &Ctx) {
                   SM.getFileOffset(SM.getExpansionLoc(Loc)));
 }
 
+std::optional<DefinitionLayout> definitionLayout(const FunctionDecl *F,
+                                                 ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(F->getBody());
+  if (!Body ||
+      !isRewritable(SourceRange(F->getLocation(), Body->getRBracLoc()), Ctx))
+    return std::nullopt;
+  DefinitionLayout L;
+  L.Body = Body;
+  L.Begin = SM.getFileOffset(SM.getExpansionLoc(F->getBeginLoc()));
+  L.End = SM.getFileOffset(Body->getRBracLoc()) + 1;
+  L.NameAt = SM.getFileOffset(F->getLocation());
+  L.NameEnd = L.NameAt + F->getName().size();
+  L.BodyStart = SM.getFileOffset(Body->getLBracLoc()) + 1;
+  if (!(L.Begin < L.NameAt && L.NameEnd < L.End))
+    return std::nullopt;
+  L.Indent = Body->body_empty()
+                 ? indentOf(F->getBeginLoc(), Ctx) + "  "
+                 : indentOf(Body->body_front()->getBeginLoc(), Ctx);
+  return L;
+}
+
 /// Adds Extra after every newline that starts a non-empty line.
 std::string reindent(StringRef Text, StringRef Extra) {
   std::string Out;

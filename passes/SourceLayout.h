@@ -62,6 +62,21 @@ std::string indentAt(llvm::StringRef Code, unsigned Offset);
 /// Leading whitespace of the main-file line where \p Loc is expanded.
 std::string indentOf(clang::SourceLocation Loc, const clang::ASTContext &Ctx);
 
+/// A kernel's definition as the passes that write a renamed copy of it
+/// (row-reduce, thread-per-block, cluster-split) see it: [Begin, End) from
+/// its first token through its closing brace, its name at [NameAt,
+/// NameEnd), BodyStart just inside its opening brace, and the indentation
+/// of its body's statements.
+struct DefinitionLayout {
+  const clang::CompoundStmt *Body = nullptr;
+  unsigned Begin = 0, End = 0, NameAt = 0, NameEnd = 0, BodyStart = 0;
+  std::string Indent;
+};
+/// F's layout; none when F has no compound body, part of it from its name
+/// to its closing brace is written in a macro, or its name does not lie
+/// inside it.
+std::optional<DefinitionLayout> definitionLayout(const clang::FunctionDecl *F,
+                                                 clang::ASTContext &Ctx);
 /// Adds Extra after every newline that starts a non-empty line.
 std::string reindent(llvm::StringRef Text, llvm::StringRef Extra);
 

@@ -260,23 +260,18 @@ class ThreadPerBlockPass : public KernelPass<ThreadPerBlockOptions> {
                                              StringRef Code) {
     const SourceManager &SM = Ctx.getSourceManager();
     const FunctionDecl *Fn = K.Decl;
-    const auto *Body = dyn_cast<CompoundStmt>(Fn->getBody());
     FunctionTypeLoc FTL = Fn->getFunctionTypeLoc();
-    if (!Body || !FTL ||
-        !isRewritable(SourceRange(Fn->getLocation(), Body->getRBracLoc()), Ctx))
+    std::optional<DefinitionLayout> D = definitionLayout(Fn, Ctx);
+    if (!FTL || !D)
       return std::nullopt;
-    unsigned Begin = SM.getFileOffset(SM.getExpansionLoc(Fn->getBeginLoc()));
-    unsigned End = SM.getFileOffset(Body->getRBracLoc()) + 1;
-    unsigned NameBegin = SM.getFileOffset(Fn->getLocation());
-    unsigned NameEnd = NameBegin + Fn->getName().size();
-    std::string In = Body->body_empty()
-                         ? indentOf(Fn->getBeginLoc(), Ctx) + "  "
-                         : indentOf(Body->body_front()->getBeginLoc(), Ctx);
+    const CompoundStmt *Body = D->Body;
+    unsigned Begin = D->Begin, End = D->End;
+    const std::string &In = D->Indent;
     std::vector<Replacement> Edits = {
-        {NameEnd, 0, ThreadsSuffix},
+        {D->NameEnd, 0, ThreadsSuffix},
         {SM.getFileOffset(FTL.getRParenLoc()), 0,
          Fn->param_empty() ? "unsigned kopt_blocks" : ", unsigned kopt_blocks"},
-        {SM.getFileOffset(Body->getLBracLoc()) + 1, 0,
+        {D->BodyStart, 0,
          "\n" + In +
              "// kopt thread-per-block: this thread runs block kopt_block "
              "of the original alone.\n" +
