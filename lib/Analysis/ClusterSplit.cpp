@@ -328,7 +328,9 @@ std::optional<Refusal> checkMemory(const FunctionDecl *F,
     if (Why || !E || Targets.count(E))
       return;
     const Expr *Pointer = accessedPointer(E);
-    if (!Pointer || isa<MemberExpr>(E->IgnoreParenImpCasts()))
+    // `a[i].f` is seen as its subscript `a[i]`; `p->f` as itself.
+    const auto *M = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
+    if (!Pointer || (M && !M->isArrow()))
       return;
     auto It = Written.find(pointerRoot(Pointer, Body));
     if (It == Written.end())

@@ -206,3 +206,31 @@ void run_all(const float *x, float *y, float *z, int *xi, int *yi, int g,
 // CHECK: refusals.cu:[[@LINE+1]]:3: remark: block-per-group kernel not shared by a cluster: the launch at [[@LINE+1]]:3 {{.*}}dim3{{.*}} [-Rpass-missed=cluster-split]
   grid_dim3<<<dim3(g, 1, 1), 256>>>(xi, yi, n);
 }
+
+// A read through '->' of a pointer the kernel writes.
+struct Stats {
+  float sum, count;
+};
+__global__ void reads_struct(const float *x, Stats *st, int n) {
+  __shared__ float a[256];
+  float s = 0.0f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    s += x[(long long)blockIdx.x * n + i];
+  a[threadIdx.x] = s;
+  __syncthreads();
+  for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+    if (threadIdx.x < k)
+      a[threadIdx.x] += a[threadIdx.x + k];
+    __syncthreads();
+  }
+  Stats *mine = st + blockIdx.x;
+  if (threadIdx.x == 0)
+    mine->sum = a[0];
+  __syncthreads();
+// CHECK: refusals.cu:[[@LINE+1]]:21: remark: block-per-group kernel not shared by a cluster: 'mine->sum' reads memory the kernel writes ('st'): another block of the cluster may write it [-Rpass-missed=cluster-split]
+  mine->count = n / mine->sum;
+}
+
+void run_struct(const float *x, Stats *st, int g, int n) {
+  reads_struct<<<g, 256>>>(x, st, n);
+}
