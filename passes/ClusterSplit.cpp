@@ -14,9 +14,12 @@
 //     ...
 //     for (int i = static_cast<int>(kopt_cluster_part(n, kopt_rank, C) +
 //                                   (threadIdx.x));
-//          (i < n) && static_cast<long long>(i) <
-//                         kopt_cluster_part(n, kopt_rank + 1u, C);
+//          static_cast<long long>(i) <
+//              kopt_cluster_part(n, kopt_rank + 1u, C);
 //          i += blockDim.x)                         // this block's part
+//
+// (the part's end implies `i < n`; where the counter and the bound differ
+// in type, `(i < n) &&` stays in front of it)
 //       s += in[i];
 //     ... the kernel's tree over buf ...
 //     kopt_cluster_combine<C>(buf, [](float kopt_x, float kopt_y) {
