@@ -115,10 +115,31 @@ public:
             Appends.push_back(Step);
             Again.push_back(contains(Parent, P.Name));
           }
-    std::vector<long> Applies = probe(Context, Appends);
+    std::string ProbeJson;
+    std::vector<long> Applies = probe(Context, Appends, ProbeJson);
+    // An append that applies nothing may name the value that lets it
+    // (block-size{threads=1024}: "... (reassociate=true allows it)"): that
+    // combination is made too.
+    std::vector<std::string> AppendPasses;
+    for (const RecipeStep &S : Appends)
+      AppendPasses.push_back(S.Pass);
+    auto Named =
+        Applies.empty()
+            ? std::vector<std::vector<std::pair<std::string, std::string>>>()
+            : stepSuggestions(ProbeJson, Space, AppendPasses);
     for (std::size_t I = 0; I < Appends.size(); ++I) {
       if (!Applies.empty() && Applies[I] == 0) {
         Skip("append: the step applies nothing to the parent's source");
+        const SpacePass *P = Space.pass(Appends[I].Pass);
+        for (const auto &[Key, Value] : Named[I]) {
+          const SpaceParam *Param = P ? P->param(Key) : nullptr;
+          if (!Param || (Param->ChangesRounding && !AllowRounding))
+            continue;
+          Recipe R = Parent;
+          R.push_back(withParam(*P, Appends[I], Key, Value));
+          Add(R, "append " + R.back().str() + " (" + Key + "=" + Value +
+                     " named by the remark of " + Appends[I].str() + ")");
+        }
         continue;
       }
       if (Applies.empty() && Again[I]) {
@@ -160,10 +181,10 @@ private:
   /// The applied remarks of each of Steps run alone on the parent's source;
   /// empty when the probe cannot be asked or does not answer.
   static std::vector<long> probe(const ProposalContext &Context,
-                                 const Recipe &Steps) {
+                                 const Recipe &Steps, std::string &Json) {
     if (Steps.empty() || !Context.Probe)
       return {};
-    std::string Json = Context.Probe(formatRecipe(Steps));
+    Json = Context.Probe(formatRecipe(Steps));
     std::vector<long> Applied(Steps.size(), 0);
     if (!stepOutcomes(Json, Applied))
       return {};

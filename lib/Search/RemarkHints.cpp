@@ -82,4 +82,31 @@ bool stepOutcomes(const std::string &RemarksJson, std::vector<long> &Applied) {
   return true;
 }
 
+std::vector<std::vector<std::pair<std::string, std::string>>>
+stepSuggestions(const std::string &RemarksJson, const SearchSpace &Space,
+                const std::vector<std::string> &StepPasses) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> Out(
+      StepPasses.size());
+  json R = json::parse(RemarksJson, nullptr, /*allow_exceptions=*/false);
+  if (!R.is_object() || !R.contains("remarks") || !R["remarks"].is_array())
+    return Out;
+  for (const json &M : R["remarks"]) {
+    if (!M.is_object() || !M.contains("step") ||
+        !M["step"].is_number_unsigned() || M.value("kind", "") != "missed" ||
+        !M.contains("message") || !M["message"].is_string())
+      continue;
+    std::size_t Step = M["step"].get<std::size_t>();
+    const SpacePass *P =
+        Step < StepPasses.size() ? Space.pass(StepPasses[Step]) : nullptr;
+    if (!P)
+      continue;
+    PassOutcome O;
+    collectSuggestions(M["message"].get<std::string>(), *P, O);
+    for (auto &KV : O.Suggested)
+      if (std::find(Out[Step].begin(), Out[Step].end(), KV) == Out[Step].end())
+        Out[Step].push_back(KV);
+  }
+  return Out;
+}
+
 } // namespace kopt::search

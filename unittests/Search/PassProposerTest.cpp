@@ -130,6 +130,27 @@ TEST(PassProposerTest, RemarksLeaveOutMovesThatCannotChangeTheSource) {
             3);
 }
 
+TEST(PassProposerTest, AnAppendThatAppliesNothingTriesTheValueItNames) {
+  auto P = createPassProposer(space(), /*AllowRounding=*/true);
+  std::string Remarks = R"({"remarks": [
+      {"pass": "a", "kind": "applied", "step": 0, "message": "did"},
+      {"pass": "c", "kind": "applied", "step": 1, "message": "did"}]})";
+  // Steps 0-2 are a again, 3 is b, 4 b{re=true}: b says re=true would
+  // apply; b{re=true} is probed but its answer (nothing) does not matter:
+  // the combination is made from the remark of b.
+  std::string Probe = R"J({"remarks": [
+      {"pass": "b", "kind": "missed", "step": 3,
+       "message": "not done: a sum (re=true allows it)"}]})J";
+  std::map<std::string, long> Skipped;
+  std::vector<std::string> R = guided(*P, "a,c", Remarks, Probe, Skipped);
+  EXPECT_TRUE(has(R, "a,c,b{re=true}"));
+  EXPECT_FALSE(has(R, "a,c,b"));
+  // Without rounding, the named value is not made.
+  auto Exact = createPassProposer(space(), /*AllowRounding=*/false);
+  R = guided(*Exact, "a,c", Remarks, Probe, Skipped);
+  EXPECT_FALSE(has(R, "a,c,b{re=true}"));
+}
+
 TEST(PassProposerTest, ValuesMissedRemarksNameComeFirst) {
   auto P = createPassProposer(space(), /*AllowRounding=*/true);
   // b applied nothing, and says which value would let it.

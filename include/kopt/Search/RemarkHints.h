@@ -36,6 +36,13 @@ std::map<std::string, PassOutcome> passOutcomes(const std::string &RemarksJson,
 /// sized to the steps; false when the text is not a remarks document.
 bool stepOutcomes(const std::string &RemarksJson, std::vector<long> &Applied);
 
+/// For each step of Steps, the parameter values its missed remarks name
+/// (as PassOutcome::Suggested), from the remarks' "step"; empty lists when
+/// the text is not a remarks document.
+std::vector<std::vector<std::pair<std::string, std::string>>>
+stepSuggestions(const std::string &RemarksJson, const SearchSpace &Space,
+                const std::vector<std::string> &StepPasses);
+
 } // namespace kopt::search
 
 #endif // KOPT_SEARCH_REMARKHINTS_H
