@@ -1,8 +1,10 @@
 //===- PassProposer.cpp - Children from the pass registry -----------------===//
 //
 // Moves from a parent recipe, each one edit away:
-//   append  a pass the recipe lacks: with its defaults, and with each search
-//           value of one parameter (block-size{threads=128}, ...)
+//   append  a pass: with its defaults, and with each search value of one
+//           parameter (block-size{threads=128}, ...); a pass the recipe ran
+//           already only where the probe says it applies again, and an
+//           append that applies nothing with the value its remark names
 //   remove  one step (-O without launch-bounds)
 //   change  one parameter of one step to another search value
 //   swap    two neighbouring steps (passes see each other's output, so the
