@@ -14,12 +14,11 @@
 //     ...
 //     for (int i = static_cast<int>(kopt_cluster_part(n, kopt_rank, C) +
 //                                   (threadIdx.x));
-//          static_cast<long long>(i) <
-//              kopt_cluster_part(n, kopt_rank + 1u, C);
+//          i < static_cast<int>(kopt_cluster_part(n, kopt_rank + 1u, C));
 //          i += blockDim.x)                         // this block's part
 //
-// (the part's end implies `i < n`; where the counter and the bound differ
-// in type, `(i < n) &&` stays in front of it)
+// (the part's end implies `i < n` and fits its type; where the counter and
+// the bound differ in type, `(i < n) && static_cast<long long>(i) < end`)
 //       s += in[i];
 //     ... the kernel's tree over buf ...
 //     kopt_cluster_combine<C>(buf, [](float kopt_x, float kopt_y) {
@@ -106,8 +105,10 @@ std::string deviceHelpersText() {
              "blocks starts its\n"
              "// part of [0, kopt_n): consecutive parts of a whole number of "
              "32 elements, the\n"
-             "// last ones shorter or empty.\n"
-             "static __device__ __forceinline__ long long\n") +
+             "// last ones shorter or empty (a function of its arguments "
+             "alone).\n"
+             "static __device__ __forceinline__ __attribute__((const)) long "
+             "long\n") +
          PartName +
          "(long long kopt_n, unsigned kopt_r, unsigned kopt_c) {\n"
          "  if (kopt_n <= 0)\n"
@@ -297,24 +298,28 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
         return std::nullopt;
       std::string ForIn = indentOf(L.For->getBeginLoc(), Ctx) + "     ";
       // The part ends at or before N, so `i < end` implies `i < N` when
-      // both compare as the same type (a loop with a simple trip count,
-      // which nvcc unrolls); else the original condition stays.
+      // both compare as the same type, and the end then fits that type: `i
+      // < static_cast<T>(end)` is a loop with a simple trip count, which
+      // nvcc unrolls and vectorize-loads takes. Else the original
+      // condition stays.
       QualType VarT = L.Var->getType().getCanonicalType().getUnqualifiedType();
       QualType BoundT = stripCasts(L.Bound)
                             ->getType()
                             .getCanonicalType()
                             .getUnqualifiedType();
+      std::string Var = L.Var->getNameAsString();
+      std::string End = Part + " + 1u, " + Cs + "u)";
       std::string Cond =
           VarT == BoundT
-              ? std::string()
+              ? Var + " < static_cast<" + T + ">(" + End + ")"
               : "(" + Code.slice(CondAt->first, CondAt->second).str() +
-                    ") &&\n" + ForIn;
-      Edits.emplace_back(
-          InitAt->first, CondAt->second - InitAt->first,
-          "static_cast<" + T + ">(" + Part + ", " + Cs + "u) +\n" + ForIn +
-              "    (" + Code.slice(InitAt->first, InitAt->second).str() +
-              "));\n" + ForIn + Cond + "static_cast<long long>(" +
-              L.Var->getNameAsString() + ") < " + Part + " + 1u, " + Cs + "u)");
+                    ") &&\n" + ForIn + "static_cast<long long>(" + Var +
+                    ") < " + End;
+      Edits.emplace_back(InitAt->first, CondAt->second - InitAt->first,
+                         "static_cast<" + T + ">(" + Part + ", " + Cs +
+                             "u) +\n" + ForIn + "    (" +
+                             Code.slice(InitAt->first, InitAt->second).str() +
+                             "));\n" + ForIn + Cond);
     }
     for (const ReductionTree &T : P.Trees) {
       auto At = stmtOffsets(T.Loop, Ctx);

@@ -23,7 +23,8 @@ namespace kopt {
 
 /// One term a pair of P.Disjoint: the ranges of Count elements from the
 /// store's and the load's bases lie one wholly before the other, compared
-/// as addresses (integers, so unrelated pointers compare too). Count is a
+/// as addresses (integers, so unrelated pointers compare too), or, for the
+/// pairs of P.InPlace, start at the same address. Count is a
 /// variable of the rewrite holding the loop's bound; a term's second line
 /// starts at Indent plus one space (inside its parenthesis).
 std::vector<std::string> disjointRangeTerms(const VectorPlan &P,

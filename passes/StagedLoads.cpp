@@ -159,6 +159,7 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
     R.Var = CL->Var;
     R.Body = L.For->getBody();
     R.Bound = CL->Bound;
+    R.PerBlock = true;
     Decision<VectorPlan> Plan =
         planVectorAccesses(K, R, AC, std::nullopt, /*AllowCarried=*/true);
     if (auto *Why = std::get_if<Refusal>(&Plan))

@@ -107,10 +107,11 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
 
   /// The code that loads the carriers, runs Body once per element and stores
   /// the carriers back. VectorIndex names the vector (in elements / W).
+  /// Start names the first element of the range (empty for 0).
   std::string vectorCode(PassContext &Ctx, const ElementRegion &R,
                          const VectorPlan &P, StringRef VectorIndex,
                          StringRef IndexType, StringRef Indent,
-                         std::string &BodyError) {
+                         std::string &BodyError, StringRef Start = "") {
     ASTContext &AC = Ctx.deviceContext();
     StringRef Code = Ctx.source().Code;
     std::optional<std::pair<unsigned, unsigned>> BodyRange =
@@ -163,8 +164,9 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     std::string IndexDecl;
     if (countReferences(R.Body, R.Var) > ReplacedRefs)
       IndexDecl = Indent.str() + "  const " + IndexType.str() + " " +
-                  R.Var->getNameAsString() + " = " + VectorIndex.str() + " * " +
-                  W + " + kopt_e;\n";
+                  R.Var->getNameAsString() + " = " +
+                  (Start.empty() ? "" : Start.str() + " + ") +
+                  VectorIndex.str() + " * " + W + " + kopt_e;\n";
     return Loads + "#pragma unroll\n" + Indent.str() +
            "for (int kopt_e = 0; kopt_e < " + W + "; ++kopt_e) {\n" +
            IndexDecl + Indent.str() + "  " + Body + "\n" + Indent.str() +
@@ -214,21 +216,47 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
                         "'i < n' is handled");
       return;
     }
-    // Threads must start at 0, 1, ..., STEP-1 so that they partition the
-    // range: vector v then covers elements [v*W, v*W+W) exactly once.
+    // Threads must start at S, S+1, ..., S+STEP-1 so that they partition the
+    // range: vector v then covers elements [S+v*W, S+v*W+W) exactly once.
+    // S is 0, or a block's start `S + threadIdx.x` written in the init
+    // (cluster-split's parts, a chunk of a row).
+    const Expr *ThreadStart = CL->Init, *Start = nullptr;
     if (L.K == LoopInfo::BlockStride &&
         !isBuiltin(stripCasts(followLocalInit(stripCasts(CL->Init),
                                               K.Decl->getBody())),
                    BuiltinVar::ThreadIdx)) {
-      Ctx.missed(K.Name, L.Loc,
-                 What + "it starts at an offset from threadIdx.x; only loops "
-                        "starting at threadIdx.x are supported");
-      return;
+      const auto *Add = dyn_cast<BinaryOperator>(stripCasts(CL->Init));
+      if (Add && Add->getOpcode() == BO_Add)
+        for (auto [Tid, Rest] : {std::pair(Add->getRHS(), Add->getLHS()),
+                                 std::pair(Add->getLHS(), Add->getRHS())})
+          if (isBuiltin(Tid, BuiltinVar::ThreadIdx) &&
+              !hasSideEffects(Rest, AC) &&
+              classifyIndex(Rest, K.Decl, AC).K == IndexClass::Uniform &&
+              Rest->getType()->isIntegerType()) {
+            ThreadStart = Tid;
+            Start = Rest;
+          }
+      if (!Start) {
+        Ctx.missed(K.Name, L.Loc,
+                   What + "it starts at an offset from threadIdx.x that is "
+                          "not written in its init as 'start + "
+                          "threadIdx.x'");
+        return;
+      }
+      if (isTailStart(Start, CL->Bound, AC)) {
+        Ctx.missed(K.Name, L.Loc,
+                   What + "it starts at '" +
+                       sourceText(Start->getSourceRange(), AC) +
+                       "', the scalar tail of a vector loop: fewer elements "
+                       "than a vector");
+        return;
+      }
     }
     ElementRegion R;
     R.Var = CL->Var;
     R.Body = L.For->getBody();
     R.Bound = CL->Bound;
+    R.PerBlock = L.K == LoopInfo::BlockStride;
     // A first-index argmax/argmin carries (v, idx) exactly: what the block
     // computes does not depend on which thread visits which element.
     std::string Exact;
@@ -265,14 +293,27 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
       Ctx.missed(K.Name, Why->Loc, What + Why->Message);
       return;
     }
-    const VectorPlan &P = std::get<VectorPlan>(Plan);
+    if (std::optional<Refusal> Why = readBackElsewhere(K, R, AC)) {
+      Ctx.missed(K.Name, Why->Loc, What + Why->Message);
+      return;
+    }
+    // With a start, every range begins at element kopt_lo.
+    VectorPlan P = std::get<VectorPlan>(Plan);
+    if (Start)
+      for (VectorPointer &V :
+           concat<VectorPointer>(P.Pointers, P.SharedReads)) {
+        V.Offset =
+            V.Offset.empty() ? "kopt_lo" : "(" + V.Offset + ") + kopt_lo";
+        V.StaticallyAligned = false;
+      }
     std::optional<std::pair<unsigned, unsigned>> LoopRange =
         stmtOffsets(L.For, AC);
     if (!LoopRange) {
       Ctx.missed(K.Name, L.Loc, What + "it is written in a macro");
       return;
     }
-    if (hasSideEffects(CL->Init, AC) || hasSideEffects(CL->Step, AC)) {
+    if (hasSideEffects(CL->Init, AC) || hasSideEffects(CL->Step, AC) ||
+        (Start && hasSideEffects(CL->Bound, AC))) {
       Ctx.missed(K.Name, L.Loc,
                  What + "its init or step has side effects (they are "
                         "evaluated again for the scalar tail)");
@@ -284,12 +325,16 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     std::string IndexType = R.Var->getType().getUnqualifiedType().getAsString(
         PrintingPolicy(AC.getLangOpts()));
     std::string W = std::to_string(P.Width);
-    std::string Init = sourceText(CL->Init->getSourceRange(), AC);
+    std::string Init = sourceText(ThreadStart->getSourceRange(), AC);
     std::string Step = sourceText(CL->Step->getSourceRange(), AC);
     std::string Bound = sourceText(CL->Bound->getSourceRange(), AC);
     std::string Var = R.Var->getNameAsString();
     std::string Error;
-    std::string Vector = vectorCode(Ctx, R, P, "kopt_v", IndexType, I3, Error);
+    std::string Vector = vectorCode(Ctx, R, P, "kopt_v", IndexType, I3, Error,
+                                    Start ? "kopt_lo" : "");
+    if (Init.empty() ||
+        (Start && sourceText(Start->getSourceRange(), AC).empty()))
+      Error = "its start is written in a macro";
     if (!Error.empty()) {
       Ctx.missed(K.Name, L.Loc, What + Error);
       return;
@@ -304,8 +349,13 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     std::string Original =
         reindent(Code.slice(LoopRange->first, LoopRange->second), Deeper);
 
+    // The elements [Lo, kopt_n) as Count vectors of W and a tail.
+    std::string Lo = Start ? "kopt_lo + " : "";
+    std::string Count = Start ? "(kopt_n - kopt_lo)" : "kopt_n";
     std::string Check = alignmentCheck(P, I1 + "    ");
-    for (const std::string &Term : disjointRangeTerms(P, "kopt_n", I1 + "    "))
+    if (Start)
+      Check = "kopt_lo <= kopt_n && " + Check;
+    for (const std::string &Term : disjointRangeTerms(P, Count, I1 + "    "))
       Check += " &&\n" + I1 + "    " + Term;
     std::string Text =
         "{\n" + I1 + "// kopt vectorize-loads: " + W +
@@ -315,13 +365,17 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
              : "// the original loop runs when a pointer is not aligned or "
                "a stored\n" +
                    I1 + "// range overlaps a loaded one.\n") +
-        I1 + "const auto kopt_n = " + Bound + ";\n" + I1 + "if (" + Check +
-        ") {\n" + I2 + "for (" + IndexType + " kopt_v = " + Init +
-        "; kopt_v < kopt_n / " + W + "; kopt_v += " + Step + ") {\n" + Vector +
-        I2 + "}\n" + I2 + "for (" + IndexType + " " + Var + " = kopt_n / " + W +
-        " * " + W + " + " + Init + "; " + Var + " < kopt_n; " + Var +
-        " += " + Step + ")" + ScalarBody + "\n" + I1 + "} else {\n" + I2 +
-        Original + "\n" + I1 + "}\n" + Indent + "}";
+        I1 + "const auto kopt_n = " + Bound + ";\n" +
+        (Start ? I1 + "const " + IndexType + " kopt_lo = " +
+                     sourceText(Start->getSourceRange(), AC) + ";\n"
+               : "") +
+        I1 + "if (" + Check + ") {\n" + I2 + "for (" + IndexType +
+        " kopt_v = " + Init + "; kopt_v < " + Count + " / " + W +
+        "; kopt_v += " + Step + ") {\n" + Vector + I2 + "}\n" + I2 + "for (" +
+        IndexType + " " + Var + " = " + Lo + Count + " / " + W + " * " + W +
+        " + " + Init + "; " + Var + " < kopt_n; " + Var + " += " + Step + ")" +
+        ScalarBody + "\n" + I1 + "} else {\n" + I2 + Original + "\n" + I1 +
+        "}\n" + Indent + "}";
     if (llvm::Error E = Ctx.edits().replaceChars(
             LoopRange->first, LoopRange->second - LoopRange->first, Text)) {
       Ctx.missed(K.Name, L.Loc, What + toString(std::move(E)));
@@ -330,6 +384,23 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     Ctx.applied(K.Name, L.Loc,
                 "vectorized the " + LoopInfo::kindName(L.K) +
                     " loop: " + describe(P) + Exact + disjointRangesNote(P));
+  }
+
+  /// `n / C * C` with n the loop's bound: the start of the scalar tail a
+  /// vector loop of C elements leaves (kopt's own, or the user's).
+  static bool isTailStart(const Expr *Start, const Expr *Bound,
+                          ASTContext &AC) {
+    const auto *Mul = dyn_cast<BinaryOperator>(stripCasts(Start));
+    if (!Mul || Mul->getOpcode() != BO_Mul)
+      return false;
+    const auto *Div = dyn_cast<BinaryOperator>(stripCasts(Mul->getLHS()));
+    std::optional<int64_t> C = evaluateInt(Mul->getRHS(), AC, nullptr);
+    std::optional<int64_t> D = Div && Div->getOpcode() == BO_Div
+                                   ? evaluateInt(Div->getRHS(), AC, nullptr)
+                                   : std::nullopt;
+    return C && D && *C == *D &&
+           withoutSpaces(sourceText(Div->getLHS()->getSourceRange(), AC)) ==
+               withoutSpaces(sourceText(Bound->getSourceRange(), AC));
   }
 
   /// A loop in the element's region whose trip count is not a small

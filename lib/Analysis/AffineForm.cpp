@@ -67,14 +67,6 @@ bool sameSymbol(const AffineSymbol &A, const AffineSymbol &B) {
   return false;
 }
 
-bool isMathHelper(const FunctionDecl *FD) {
-  if (!FD->getIdentifier())
-    return false;
-  llvm::StringRef N = FD->getName();
-  return N == "min" || N == "max" || N == "umin" || N == "umax" ||
-         N == "llmin" || N == "llmax";
-}
-
 } // namespace
 
 unsigned AffineContext::intern(AffineSymbol S) {
@@ -242,7 +234,7 @@ std::optional<AffineForm> AffineContext::build(const Expr *E, unsigned Depth) {
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     // A pure function of uniform values (min, max, ...) is uniform.
     const FunctionDecl *Callee = Call->getDirectCallee();
-    if (!Callee || (!Callee->isConstexpr() && !isMathHelper(Callee)))
+    if (!Callee || !isPureFunction(Callee))
       return std::nullopt;
     for (const Expr *A : Call->arguments()) {
       std::optional<AffineForm> F = build(A, Depth + 1);

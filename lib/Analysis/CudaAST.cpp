@@ -3,6 +3,7 @@
 #include "kopt/Analysis/CudaAST.h"
 #include "kopt/Analysis/Mutation.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
@@ -76,10 +77,26 @@ bool isBuiltin(const Expr *E, BuiltinVar Var, unsigned Dim) {
   return R && R->Var == Var && R->Dim == Dim;
 }
 
+bool isPureFunction(const FunctionDecl *FD) {
+  if (FD->isConstexpr() || FD->hasAttr<ConstAttr>())
+    return true;
+  if (!FD->getIdentifier())
+    return false;
+  StringRef N = FD->getName();
+  return N == "min" || N == "max" || N == "umin" || N == "umax" ||
+         N == "llmin" || N == "llmax";
+}
+
 bool hasSideEffects(const Expr *E, const ASTContext &Ctx) {
   if (!E || matchBuiltin(E))
     return false;
   E = E->IgnoreParens();
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    if (const FunctionDecl *Callee = Call->getDirectCallee();
+        Callee && isPureFunction(Callee))
+      return llvm::any_of(Call->arguments(), [&](const Expr *A) {
+        return hasSideEffects(A, Ctx);
+      });
   if (const auto *B = dyn_cast<BinaryOperator>(E))
     if (B->isAssignmentOp())
       return true;

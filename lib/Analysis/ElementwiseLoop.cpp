@@ -5,7 +5,9 @@
 #include "kopt/Analysis/BodyHazards.h"
 #include "kopt/Analysis/ControlFlow.h"
 #include "kopt/Analysis/IndexSets.h"
+#include "kopt/Analysis/LocalPointers.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
@@ -134,10 +136,34 @@ std::vector<std::string> carriedState(const Stmt *Body, const VarDecl *Index,
 }
 
 const AccessInfo *accessOf(const KernelInfo &K, const ArraySubscriptExpr *E) {
-  for (const AccessInfo &A : K.Accesses)
+  for (const AccessInfo &A :
+       concat<const AccessInfo>(K.Accesses, K.LocalPointerAccesses))
     if (A.Expr == E)
       return &A;
   return nullptr;
+}
+
+/// The variable an access is made through: its local pointer or parameter.
+const VarDecl *baseOf(const AccessInfo &A) {
+  return A.Through ? A.Through : A.BaseDecl;
+}
+
+/// Whether an access through a local pointer names the same elements for
+/// every thread that runs R: the local is set before R, and its offset is
+/// the same for all of them (R.PerBlock: the threads of a block).
+bool sharedByRegion(const AccessInfo &A, const KernelInfo &K,
+                    const ElementRegion &R, ASTContext &AC) {
+  if (!A.Through)
+    return true;
+  std::optional<LocalPointer> L =
+      matchLocalPointerAt(A.Through, A.Expr, K.Decl);
+  if (!L || !AC.getSourceManager().isBeforeInTranslationUnit(
+                A.Through->getLocation(), R.Body->getBeginLoc()))
+    return false;
+  return all_of(L->Offsets, [&](const Expr *Offset) {
+    return classifyIndex(Offset, K.Decl, AC).K == IndexClass::Uniform &&
+           (R.PerBlock || !mayDifferBetweenBlocks(Offset, K.Decl->getBody()));
+  });
 }
 
 /// "the store to 'p[i]' runs only when 'p != NULL'".
@@ -147,6 +173,35 @@ std::string guardedAccess(const AccessInfo &A, const Stmt *Body,
   return std::string(A.writes() ? "the store to '" : "the load of '") + A.Base +
          "[" + A.Index + "]' runs only when '" +
          oneLine(sourceText(Guard->getSourceRange(), AC)) + "'";
+}
+
+/// Which top-level statement of Body holds E (0 if Body is not compound).
+size_t topLevelIndex(const Stmt *E, const Stmt *Body, ParentMap &Parents);
+
+/// Whether the load L of an element runs before the store S of it, and
+/// once per element: L lies in an earlier statement of Body than S, or in
+/// the right-hand side of S's own plain assignment, which no loop inside
+/// Body repeats.
+bool loadedBeforeStored(const Expr *L, const Expr *S, const Stmt *Body,
+                        ParentMap &Parents) {
+  if (topLevelIndex(L, Body, Parents) < topLevelIndex(S, Body, Parents))
+    return true;
+  const Stmt *Up = Parents.getParentIgnoreParenImpCasts(const_cast<Expr *>(S));
+  const auto *Assign = dyn_cast_or_null<BinaryOperator>(Up);
+  if (!Assign || Assign->getOpcode() != BO_Assign ||
+      Assign->getLHS()->IgnoreParenImpCasts() != S)
+    return false;
+  bool InRHS = false;
+  for (const Stmt *P = L; P && P != Assign;
+       P = Parents.getParent(const_cast<Stmt *>(P)))
+    InRHS |= P == Assign->getRHS();
+  if (!InRHS)
+    return false;
+  for (const Stmt *P = Assign; P && P != Body;
+       P = Parents.getParent(const_cast<Stmt *>(P)))
+    if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P))
+      return false;
+  return true;
 }
 
 /// Which top-level statement of Body holds E (0 if Body is not compound).
@@ -164,118 +219,6 @@ size_t topLevelIndex(const Stmt *E, const Stmt *Body, ParentMap &Parents) {
     ++Index;
   }
   return Index;
-}
-
-/// Whether E's value is read and nothing else is done with the element: an
-/// lvalue-to-rvalue conversion, or a trivial copy (`__nv_bfloat16` is a
-/// class passed by value).
-bool isValueRead(const Expr *E, ParentMap &Parents) {
-  const Stmt *Up = Parents.getParentIgnoreParens(const_cast<Expr *>(E));
-  while (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Up)) {
-    if (Cast->getCastKind() == CK_LValueToRValue)
-      return true;
-    if (Cast->getCastKind() != CK_NoOp)
-      return false;
-    Up = Parents.getParentIgnoreParens(const_cast<ImplicitCastExpr *>(Cast));
-  }
-  const auto *Copy = dyn_cast_or_null<CXXConstructExpr>(Up);
-  return Copy && Copy->getNumArgs() == 1 &&
-         Copy->getConstructor()->isCopyOrMoveConstructor() &&
-         Copy->getConstructor()->isTrivial();
-}
-
-/// Whether every use of the array V in Body is the base of a subscript,
-/// directly or through casts (shared-cache fills its row through
-/// `reinterpret_cast<uint4 *>(row)[v]`): no pointer into it outlives its
-/// expression.
-bool onlySubscripted(const VarDecl *V, const Stmt *Body, ParentMap &Parents,
-                     ASTContext &AC) {
-  return all_of(referencesTo(Body, V, AC), [&](const DeclRefExpr *Ref) {
-    const Stmt *Child = Ref;
-    const Stmt *Up = Parents.getParent(const_cast<Stmt *>(Child));
-    while (Up && isa<ParenExpr, ImplicitCastExpr, CXXReinterpretCastExpr,
-                     CStyleCastExpr>(Up)) {
-      Child = Up;
-      Up = Parents.getParent(const_cast<Stmt *>(Up));
-    }
-    const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Up);
-    return Sub && Sub->getBase() == Child;
-  });
-}
-
-/// The `__shared__` arrays R reads element-wise that can be read W elements
-/// at a time (VectorPlan::SharedReads).
-std::vector<VectorPointer>
-sharedReads(const KernelInfo &K, const ElementRegion &R, unsigned Width,
-            ArrayRef<const ArraySubscriptExpr *> Subscripts, ParentMap &Parents,
-            ASTContext &AC) {
-  std::map<const VarDecl *, VectorPointer> Arrays;
-  std::vector<const VarDecl *> Order, Rejected;
-  for (const ArraySubscriptExpr *E : Subscripts) {
-    const auto *Ref =
-        dyn_cast<DeclRefExpr>(E->getBase()->IgnoreParenImpCasts());
-    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-    if (!V || !V->hasAttr<CUDASharedAttr>() ||
-        V->getParentFunctionOrMethod() != K.Decl || is_contained(Rejected, V))
-      continue;
-    const Expr *Offset = nullptr;
-    if (!isValueRead(E, Parents) ||
-        !matchElementIndex(E->getIdx(), R.Var, R.Body, K.Decl, AC, Offset)) {
-      Rejected.push_back(V);
-      continue;
-    }
-    std::string OffsetText =
-        Offset ? sourceText(Offset->getSourceRange(), AC) : std::string();
-    auto [It, First] = Arrays.try_emplace(V);
-    VectorPointer &P = It->second;
-    if (First) {
-      Order.push_back(V);
-      P.Name = V->getNameAsString();
-      P.Offset = OffsetText;
-    } else if (withoutSpaces(P.Offset) != withoutSpaces(OffsetText)) {
-      Rejected.push_back(V);
-      continue;
-    }
-    P.Reads = true;
-    P.Accesses.push_back(E);
-  }
-  std::vector<VectorPointer> Result;
-  for (const VarDecl *V : Order) {
-    if (is_contained(Rejected, V))
-      continue;
-    VectorPointer &P = Arrays[V];
-    // Every use of the array in the region is one of the reads above, the
-    // loop's header does not use it, and no pointer into it lives on to
-    // write it while the region runs.
-    const auto *Loop = dyn_cast_or_null<ForStmt>(
-        Parents.getParent(const_cast<Stmt *>(R.Body)));
-    bool InHeader = Loop && (countReferences(Loop->getCond(), V) ||
-                             countReferences(Loop->getInc(), V));
-    const auto *Array = AC.getAsConstantArrayType(V->getType());
-    if (!Array || InHeader || countReferences(R.Body, V) != P.Accesses.size() ||
-        !onlySubscripted(V, K.Decl->getBody(), Parents, AC))
-      continue;
-    QualType Elem = Array->getElementType();
-    if (Elem.isVolatileQualified() || Elem->isArrayType() ||
-        !Elem.isTriviallyCopyableType(AC))
-      continue;
-    P.ElementBytes = AC.getTypeSizeInChars(Elem).getQuantity();
-    unsigned Bytes = Width * P.ElementBytes;
-    if (!isPowerOf2_32(P.ElementBytes) || Bytes > VectorBytes ||
-        uint64_t(AC.getDeclAlign(V).getQuantity()) < Bytes)
-      continue;
-    // The original reads every element below the bound, so every vector
-    // below it reads inside the array.
-    if (none_of(P.Accesses, [&](const ArraySubscriptExpr *E) {
-          return runsWheneverBodyRuns(E, R.Body, Parents);
-        }))
-      continue;
-    P.Element =
-        Elem.getUnqualifiedType().getAsString(PrintingPolicy(AC.getLangOpts()));
-    P.StaticallyAligned = P.Offset.empty();
-    Result.push_back(std::move(P));
-  }
-  return Result;
 }
 
 } // namespace
@@ -446,11 +389,12 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
   for (const BoundNodes &N :
        match(findAll(arraySubscriptExpr().bind("a")), *R.Body, AC))
     Subscripts.push_back(N.getNodeAs<ArraySubscriptExpr>("a"));
-  std::map<const ParmVarDecl *, VectorPointer, ParamOrder> Vectorized;
+  std::map<const VarDecl *, VectorPointer, BaseOrder> Vectorized;
   std::vector<const AccessInfo *> Others;
   // Element-wise accesses the rewrite cannot vectorize, so they would stay
-  // scalar: through pointers that are not kernel parameters (`const float
-  // *row = x + r * n; row[i]`), and pointer arithmetic (`__ldcs(x + i)`).
+  // scalar: through pointers that are neither kernel parameters nor locals
+  // fixed to one (LocalPointers.h), and pointer arithmetic (`__ldcs(x +
+  // i)`).
   std::vector<const Expr *> LeftScalar;
   for (const BoundNodes &N : match(
            findAll(binaryOperator(hasOperatorName("+"), hasType(pointerType()))
@@ -464,15 +408,19 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
     if (matchElementIndex(Index, R.Var, R.Body, K.Decl, AC, Offset))
       LeftScalar.push_back(Add);
   }
+  auto Tracked = [&](const ArraySubscriptExpr *E) -> const AccessInfo * {
+    const AccessInfo *A = accessOf(K, E);
+    return A && sharedByRegion(*A, K, R, AC) ? A : nullptr;
+  };
+  if (std::optional<Refusal> Why = untrackedStore(
+          R.Body, [&](const ArraySubscriptExpr *E) { return Tracked(E); }, AC))
+    return *Why;
   for (const ArraySubscriptExpr *E : Subscripts) {
-    const AccessInfo *A = nullptr;
-    for (const AccessInfo &Candidate : K.Accesses)
-      if (Candidate.Expr == E)
-        A = &Candidate;
+    const AccessInfo *A = Tracked(E);
     const Expr *Offset = nullptr;
     if (!A) {
-      // Not a global pointer parameter. Arrays (shared, local) are not
-      // global memory; pointers may well be.
+      // Not a global pointer parameter or a local fixed to one. Arrays
+      // (shared, local) are not global memory; pointers may well be.
       if (E->getBase()->IgnoreParenImpCasts()->getType()->isPointerType() &&
           matchElementIndex(E->getIdx(), R.Var, R.Body, K.Decl, AC, Offset))
         LeftScalar.push_back(E);
@@ -488,15 +436,15 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
                     A->Loc);
     std::string OffsetText =
         Offset ? sourceText(Offset->getSourceRange(), AC) : std::string();
-    bool First = !Vectorized.count(A->BaseDecl);
-    VectorPointer &P = Vectorized[A->BaseDecl];
+    bool First = !Vectorized.count(baseOf(*A));
+    VectorPointer &P = Vectorized[baseOf(*A)];
     if (!First && withoutSpaces(P.Offset) != withoutSpaces(OffsetText))
       return Refuse("'" + A->Base + "' is accessed at '" + A->Index +
                         "' and at offset '" + P.Offset +
                         "': not one contiguous range per thread",
                     A->Loc);
     P.Offset = OffsetText;
-    P.Param = K.param(A->Base);
+    P.Param = K.param(A->BaseDecl->getName());
     P.Name = A->Base;
     P.Reads |= A->reads();
     P.Writes |= A->writes();
@@ -514,13 +462,14 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
     const Expr *E = LeftScalar.front();
     return Refuse("'" + sourceText(E->getSourceRange(), AC) +
                       "' is element-wise but not a subscript of a kernel "
-                      "parameter, so it would stay scalar: vectorizing only "
+                      "parameter or of a local fixed to one, so it would "
+                      "stay scalar: vectorizing only "
                       "some element-wise accesses leaves the others "
                       "uncoalesced",
                   lineCol(E->getBeginLoc(), AC));
   }
   for (const AccessInfo *A : Others) {
-    if (Vectorized.count(A->BaseDecl))
+    if (Vectorized.count(baseOf(*A)))
       return Refuse("'" + A->Base + "' is accessed at '" + A->Index +
                         "' as well as at '" + R.Var->getName() +
                         "': its accesses are not contiguous per thread",
@@ -536,21 +485,22 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
   for (auto &[Decl, P] : Vectorized) {
     QualType Pointee = Decl->getType()->getPointeeType();
     if (Pointee.isVolatileQualified())
-      return Refuse("'" + P.Param->Name + "' points to volatile memory",
+      return Refuse("'" + P.Name + "' points to volatile memory",
                     lineCol(Decl->getLocation(), AC));
-    if (isModifiedIn(Decl, KernelBody))
-      return Refuse("the pointer '" + P.Param->Name +
-                        "' is modified in the kernel",
+    // (A local pointer's value where the loop reads it is known:
+    // matchLocalPointerAt.)
+    if (isa<ParmVarDecl>(Decl) && isModifiedIn(Decl, KernelBody))
+      return Refuse("the pointer '" + P.Name + "' is modified in the kernel",
                     lineCol(Decl->getLocation(), AC));
     if (Pointee->isIncompleteType() || !Pointee.isTriviallyCopyableType(AC))
-      return Refuse("'" + P.Param->Name +
+      return Refuse("'" + P.Name +
                         "' has an element type that is "
                         "not trivially copyable",
                     lineCol(Decl->getLocation(), AC));
     P.Element = P.Param->PointeeType;
     P.ElementBytes = AC.getTypeSizeInChars(Pointee).getQuantity();
     if (!isPowerOf2_32(P.ElementBytes) || P.ElementBytes > VectorBytes)
-      return Refuse("'" + P.Param->Name + "' has " + Twine(P.ElementBytes) +
+      return Refuse("'" + P.Name + "' has " + Twine(P.ElementBytes) +
                         "-byte elements, which do not tile a 16-byte vector",
                     lineCol(Decl->getLocation(), AC));
     WidestBytes = std::max(WidestBytes, P.ElementBytes);
@@ -567,32 +517,39 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
     if (Result.Width * P.ElementBytes > VectorBytes)
       return Refuse("width=" + Twine(Result.Width) + " needs " +
                         Twine(Result.Width * P.ElementBytes) +
-                        "-byte accesses for '" + P.Param->Name + "' (" +
-                        P.Element + "); the widest is 16 bytes",
+                        "-byte accesses for '" + P.Name + "' (" + P.Element +
+                        "); the widest is 16 bytes",
                     RegionLoc);
 
   // Aliasing between stores and loads of different pointers.
-  std::map<const ParmVarDecl *, std::vector<const AccessInfo *>, ParamOrder>
-      Loads, Stores;
+  std::map<const VarDecl *, std::vector<const AccessInfo *>, BaseOrder> Loads,
+      Stores;
+  // The parameter each base is fixed to: two bases may alias unless they
+  // are fixed to different parameters one of which is __restrict__.
+  std::map<const VarDecl *, const ParmVarDecl *> Roots;
   auto Record = [&](const AccessInfo *A) {
+    Roots[baseOf(*A)] = A->BaseDecl;
     if (A->reads())
-      Loads[A->BaseDecl].push_back(A);
+      Loads[baseOf(*A)].push_back(A);
     if (A->writes())
-      Stores[A->BaseDecl].push_back(A);
+      Stores[baseOf(*A)].push_back(A);
   };
-  for (const AccessInfo &A : K.Accesses)
+  for (const AccessInfo &A :
+       concat<const AccessInfo>(K.Accesses, K.LocalPointerAccesses))
     for (auto &[Decl, P] : Vectorized)
       if (is_contained(P.Accesses, A.Expr))
         Record(&A);
   for (const AccessInfo *A : Others)
     Record(A);
   ParentMap Parents(const_cast<Stmt *>(KernelBody));
-  auto Restrict = [](const ParmVarDecl *D) {
-    return D->getType().isRestrictQualified();
+  auto Restrict = [&](const VarDecl *A, const VarDecl *B) {
+    const ParmVarDecl *RA = Roots[A], *RB = Roots[B];
+    return RA != RB && (RA->getType().isRestrictQualified() ||
+                        RB->getType().isRestrictQualified());
   };
   for (auto &[StoreDecl, StoreList] : Stores) {
     for (auto &[LoadDecl, LoadList] : Loads) {
-      if (StoreDecl == LoadDecl || Restrict(StoreDecl) || Restrict(LoadDecl))
+      if (StoreDecl == LoadDecl || Restrict(StoreDecl, LoadDecl))
         continue;
       std::string Pair = "the store to '" + StoreDecl->getNameAsString() +
                          "' may alias the load from '" +
@@ -623,12 +580,12 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
   // above), so the rewrite checks each such pair for overlap at run time.
   // One element per thread keeps each thread's accesses in order; other
   // threads' elements were a data race in the original already.
-  std::vector<std::pair<const ParmVarDecl *, const ParmVarDecl *>> Disjoint;
+  std::vector<std::pair<const VarDecl *, const VarDecl *>> Disjoint;
   if (!R.OnePerThread)
     for (auto &[StoreDecl, StoreList] : Stores)
       for (auto &[Decl, P] : Vectorized)
-        if (Decl != StoreDecl && !Restrict(StoreDecl) && !Restrict(Decl) &&
-            (!Stores.count(Decl) || ParamOrder()(StoreDecl, Decl)))
+        if (Decl != StoreDecl && !Restrict(StoreDecl, Decl) &&
+            (!Stores.count(Decl) || BaseOrder()(StoreDecl, Decl)))
           Disjoint.emplace_back(StoreDecl, Decl);
 
   // The vector accesses run for every element: each must stand for an
@@ -665,16 +622,28 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
           lineCol(GuardedLoad->getBeginLoc(), AC));
     Result.Pointers.push_back(P);
   }
-  auto IndexOf = [&](const ParmVarDecl *D) {
+  auto IndexOf = [&](const VarDecl *D) {
     return unsigned(find_if(Result.Pointers,
                             [&](const VectorPointer &V) {
                               return V.Name == D->getName();
                             }) -
                     Result.Pointers.begin());
   };
-  for (auto [Stored, Other] : Disjoint)
+  for (auto [Stored, Other] : Disjoint) {
     Result.Disjoint.emplace_back(IndexOf(Stored), IndexOf(Other));
-  Result.SharedReads = sharedReads(K, R, Result.Width, Subscripts, Parents, AC);
+    bool LoadsFirst =
+        !Stores.count(Other) &&
+        Vectorized[Stored].ElementBytes == Vectorized[Other].ElementBytes &&
+        all_of(Loads[Other], [&](const AccessInfo *L) {
+          return all_of(Stores[Stored], [&](const AccessInfo *S) {
+            return loadedBeforeStored(L->Expr, S->Expr, R.Body, Parents);
+          });
+        });
+    if (LoadsFirst)
+      Result.InPlace.insert(Result.Disjoint.back());
+  }
+  Result.SharedReads =
+      sharedVectorReads(K, R, Result.Width, Subscripts, Parents, AC);
   return Result;
 }
 

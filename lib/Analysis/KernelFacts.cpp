@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kopt/Analysis/KernelInfo.h"
+#include "kopt/Analysis/LocalPointers.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
@@ -70,6 +71,14 @@ public:
                      parmVarDecl(hasType(hasCanonicalType(pointerType()))))))))
                  .bind("n")))
       addAccess(E);
+    for (const ArraySubscriptExpr *E : findAllIn<ArraySubscriptExpr>(
+             Body, Ctx,
+             arraySubscriptExpr(hasBase(ignoringParenImpCasts(declRefExpr(
+                                    to(varDecl(unless(parmVarDecl())))))))
+                 .bind("n")))
+      if (std::optional<LocalPointer> L = matchLocalPointerAt(
+              referencedVar(E->getBase()->IgnoreParenImpCasts()), E, F))
+        addAccess(E, L->Param, L->Var);
     for (const Stmt *S : findAllIn<Stmt>(
              Body, Ctx,
              stmt(anyOf(forStmt(), whileStmt(), doStmt())).bind("n")))
@@ -113,20 +122,26 @@ private:
     return Phase;
   }
 
-  void addAccess(const ArraySubscriptExpr *E) {
-    const auto *P = cast<ParmVarDecl>(
-        cast<DeclRefExpr>(E->getBase()->IgnoreParenImpCasts())->getDecl());
+  void addAccess(const ArraySubscriptExpr *E, const ParmVarDecl *Root = nullptr,
+                 const VarDecl *Through = nullptr) {
+    const auto *P =
+        Root ? Root
+             : cast<ParmVarDecl>(
+                   cast<DeclRefExpr>(E->getBase()->IgnoreParenImpCasts())
+                       ->getDecl());
     AccessInfo A;
     A.K = accessKind(E);
     A.Loc = lineCol(E->getBeginLoc(), Ctx);
-    A.Base = P->getNameAsString();
+    A.Base = (Through ? static_cast<const VarDecl *>(Through) : P)
+                 ->getNameAsString();
     A.BaseDecl = P;
+    A.Through = Through;
     A.ElementType = typeName(E->getType().getUnqualifiedType(), Ctx);
     A.Index = sourceText(E->getIdx()->getSourceRange(), Ctx);
     A.Class = classifyIndex(E->getIdx(), F, Ctx);
     A.Phase = phaseAt(E->getBeginLoc());
     A.Expr = E;
-    K.Accesses.push_back(A);
+    (Through ? K.LocalPointerAccesses : K.Accesses).push_back(A);
   }
 
   void addLoop(const Stmt *S) {

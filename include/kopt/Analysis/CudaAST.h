@@ -37,8 +37,14 @@ struct BuiltinRef {
 std::optional<BuiltinRef> matchBuiltin(const clang::Expr *E);
 bool isBuiltin(const clang::Expr *E, BuiltinVar Var, unsigned Dim = 0);
 
+/// Whether calls of FD are treated as functions of their arguments alone:
+/// constexpr functions, `__attribute__((const))` ones, and CUDA's integer
+/// min/max helpers (min, max, umin, umax, llmin, llmax).
+bool isPureFunction(const clang::FunctionDecl *FD);
+
 /// Like Expr::HasSideEffects, but reads of threadIdx/blockIdx/blockDim/
-/// gridDim (calls to their getters in Clang's AST) have none.
+/// gridDim (calls to their getters in Clang's AST) and calls of pure
+/// functions (isPureFunction) on arguments without side effects have none.
 bool hasSideEffects(const clang::Expr *E, const clang::ASTContext &Ctx);
 
 /// Strips parentheses, implicit casts and explicit integral casts.

@@ -15,8 +15,10 @@
 #include "kopt/Analysis/Refusal.h"
 
 #include "clang/AST/ParentMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,22 +33,34 @@ struct ElementRegion {
   const clang::Stmt *Body = nullptr;   ///< run once per element
   const clang::Expr *Bound = nullptr;  ///< elements are Var < Bound
   bool OnePerThread = false;
+  /// Only the threads of one block share the region (a block-stride
+  /// loop): a value every thread of a block shares (a row pointer set from
+  /// blockIdx) is the same for all of them.
+  bool PerBlock = false;
 };
 
-/// Orders parameters as declared, so remarks and code are deterministic.
-struct ParamOrder {
-  bool operator()(const clang::ParmVarDecl *A,
-                  const clang::ParmVarDecl *B) const {
-    return A->getFunctionScopeIndex() < B->getFunctionScopeIndex();
+/// Orders the variables accesses go through, so remarks and code are
+/// deterministic: parameters as declared, then local pointers as declared.
+struct BaseOrder {
+  bool operator()(const clang::VarDecl *A, const clang::VarDecl *B) const {
+    const auto *PA = llvm::dyn_cast<clang::ParmVarDecl>(A);
+    const auto *PB = llvm::dyn_cast<clang::ParmVarDecl>(B);
+    if (PA && PB)
+      return PA->getFunctionScopeIndex() < PB->getFunctionScopeIndex();
+    if (PA || PB)
+      return PA != nullptr;
+    return A->getLocation().getRawEncoding() <
+           B->getLocation().getRawEncoding();
   }
 };
 
 /// One pointer (or `__shared__` array) whose `p[i]` accesses become vector
 /// accesses.
 struct VectorPointer {
-  /// The kernel parameter; null for a `__shared__` array.
+  /// The kernel parameter (the one a local pointer is fixed to); null for
+  /// a `__shared__` array.
   const ParamInfo *Param = nullptr;
-  /// The parameter's or the array's name.
+  /// The parameter's, the local pointer's or the array's name.
   std::string Name;
   std::string Element;
   unsigned ElementBytes = 0;
@@ -90,6 +104,13 @@ struct VectorPlan {
   /// versioning does. Every access of both is element-wise, so the ranges
   /// are known; a plain pointer loaded otherwise is refused instead.
   std::vector<std::pair<unsigned, unsigned>> Disjoint;
+  /// The pairs of Disjoint whose ranges may also start at the same address
+  /// (in place): the second pointer is only loaded, its elements are as
+  /// wide as the first's, and every load of it comes in a statement of the
+  /// element computation before every store to the first. Each element is
+  /// then loaded and stored by its own iteration only, loads first, as
+  /// through one pointer.
+  std::set<std::pair<unsigned, unsigned>> InPlace;
 };
 
 /// The one-element-per-thread shape `T i = gid; if (i < n) STMT` as the
@@ -116,6 +137,14 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
                                         std::optional<uint64_t> Width,
                                         bool AllowCarried);
 
+/// The `__shared__` arrays R reads element-wise that can be read Width
+/// elements at a time (VectorPlan::SharedReads); Subscripts are R's array
+/// subscripts, Parents the kernel body's parent map.
+std::vector<VectorPointer>
+sharedVectorReads(const KernelInfo &K, const ElementRegion &R, unsigned Width,
+                  llvm::ArrayRef<const clang::ArraySubscriptExpr *> Subscripts,
+                  clang::ParentMap &Parents, clang::ASTContext &AC);
+
 /// Why loading P's elements before R's body runs for them (staged-loads'
 /// chunks) may give a read of the body another value than the original
 /// read: a read of P's element that may follow a write of it in the same
@@ -127,6 +156,31 @@ std::optional<Refusal> whyReadMayFollowWrite(const KernelInfo &K,
                                              const ElementRegion &R,
                                              const VectorPointer &P,
                                              clang::ASTContext &AC);
+
+/// The first write in Body to memory a plan cannot place: not a local
+/// variable, not a `__shared__` array, not an access Known accepts (a
+/// store through a pointer loaded from memory, or through a local pointer
+/// whose value is not fixed to a parameter).
+std::optional<Refusal> untrackedStore(
+    const clang::Stmt *Body,
+    llvm::function_ref<bool(const clang::ArraySubscriptExpr *)> Known,
+    clang::ASTContext &AC);
+
+/// Why handing R's elements to other threads than the original's (W
+/// consecutive elements a thread) may change what the kernel computes: an
+/// access outside R to memory R writes, or a write outside R to memory R
+/// reads, with no barrier between (the same phase; anywhere for a region
+/// all blocks share), not in the other branch of an if, was the same
+/// thread's own element in the original and would be another thread's,
+/// unordered: llm.c's softmax_forward_kernel4 stores its row in one loop
+/// and sums it back in the next. Accesses are compared by the parameter
+/// they are fixed to (one allocation); an access through another plain
+/// pointer that happens to reach R's elements is not seen. staged-loads
+/// does not ask: its stores keep their threads and its barriers order the
+/// staged loads after every earlier write of the block.
+std::optional<Refusal> readBackElsewhere(const KernelInfo &K,
+                                         const ElementRegion &R,
+                                         clang::ASTContext &AC);
 
 /// Whether the access E to an element-wise pointer of a plan only reads.
 bool isPlainLoad(const KernelInfo &K, const clang::ArraySubscriptExpr *E);

@@ -59,6 +59,10 @@ struct AccessInfo {
   unsigned Phase = 0;
   const clang::ArraySubscriptExpr *Expr = nullptr;
   const clang::ParmVarDecl *BaseDecl = nullptr;
+  /// For an access through a local pointer fixed to BaseDecl plus an
+  /// offset (`row[i]` with `const float *row = x + r * n;`, LocalPointers.h):
+  /// that local; Base is then its name.
+  const clang::VarDecl *Through = nullptr;
   static llvm::StringRef kindName(Kind K);
   bool reads() const { return K == Load || K == LoadStore; }
   bool writes() const { return K == Store || K == LoadStore; }
@@ -101,6 +105,10 @@ struct KernelInfo {
   std::optional<int64_t> LaunchBoundsMinBlocks;
   std::vector<LoopInfo> Loops;
   std::vector<AccessInfo> Accesses;
+  /// Accesses through local pointers fixed to a parameter (AccessInfo::
+  /// Through), kept apart: the analyses that read Accesses see parameters
+  /// only.
+  std::vector<AccessInfo> LocalPointerAccesses;
   std::vector<BarrierInfo> Barriers;
   unsigned NumPhases = 1;
   std::vector<SharedArrayInfo> SharedArrays;

@@ -60,7 +60,7 @@ void run_group_max(const float *x, float *y, int groups, int n,
 // OUT: const float *row = x + (long long)kopt_group * n;
 // OUT: for (int i = static_cast<int>(kopt_cluster_part(n, kopt_rank, 8u) +
 // OUT-NEXT: (threadIdx.x));
-// OUT-NEXT: static_cast<long long>(i) < kopt_cluster_part(n, kopt_rank + 1u, 8u); i += blockDim.x)
+// OUT-NEXT: i < static_cast<int>(kopt_cluster_part(n, kopt_rank + 1u, 8u)); i += blockDim.x)
 // OUT: kopt_cluster_combine<8u>(red, [](float kopt_x, float kopt_y) { return fmaxf(kopt_x, kopt_y); });
 // OUT-NEXT: const float scale
 

@@ -10,7 +10,7 @@
 // REQUIRES: filecheck
 #include <cuda_bf16.h>
 
-// CHECK-DAG: disjoint.cu:[[@LINE+2]]:3: remark: vectorized the grid-stride loop: 'x' as float4 (4 x float), 'y' as float4 (4 x float); where 'y' overlaps 'x' the original loop runs (checked at run time) [-Rpass=vectorize-loads]
+// CHECK-DAG: disjoint.cu:[[@LINE+2]]:3: remark: vectorized the grid-stride loop: 'x' as float4 (4 x float), 'y' as float4 (4 x float); where 'y' overlaps 'x' other than in place the original loop runs (checked at run time) [-Rpass=vectorize-loads]
 __global__ void scale(const float *x, float *y, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
     y[i] = 2.0f * x[i];
@@ -22,7 +22,8 @@ __global__ void scale(const float *x, float *y, int n) {
 // OUT-NEXT: if (reinterpret_cast<unsigned long long>(x) % 16 == 0 &&
 // OUT-NEXT: reinterpret_cast<unsigned long long>(y) % 16 == 0 &&
 // OUT-NEXT: (reinterpret_cast<unsigned long long>(y) + kopt_n * 4ull <= reinterpret_cast<unsigned long long>(x) ||
-// OUT-NEXT: reinterpret_cast<unsigned long long>(x) + kopt_n * 4ull <= reinterpret_cast<unsigned long long>(y))) {
+// OUT-NEXT: reinterpret_cast<unsigned long long>(x) + kopt_n * 4ull <= reinterpret_cast<unsigned long long>(y) ||
+// OUT-NEXT: reinterpret_cast<unsigned long long>(y) == reinterpret_cast<unsigned long long>(x))) {
 // OUT: } else {
 // OUT-NEXT: for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
 

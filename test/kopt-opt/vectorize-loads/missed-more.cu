@@ -51,9 +51,10 @@ __global__ void in_macro(const float *__restrict__ x, float *__restrict__ y, int
     y[i] = x[i];
 }
 
-// CHECK-DAG: remark: block-stride loop not vectorized: it starts at an offset from threadIdx.x; only loops starting at threadIdx.x are supported
+// CHECK-DAG: remark: block-stride loop not vectorized: it starts at an offset from threadIdx.x that is not written in its init as 'start + threadIdx.x'
 __global__ void offset_start(const float *__restrict__ x, float *__restrict__ y, int n) {
-  for (int j = threadIdx.x + 1; j < n; j += blockDim.x)
+  const int first = threadIdx.x + 1;
+  for (int j = first; j < n; j += blockDim.x)
     y[j] = x[j];
 }
 

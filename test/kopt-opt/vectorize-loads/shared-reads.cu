@@ -63,11 +63,11 @@ __global__ void add_tile(float *__restrict__ y, int n, int off) {
 
 // Each of these arrays stays scalar; the loops are vectorized without them.
 // CHECK-DAG: shared-reads.cu:[[@LINE+37]]:3: remark: vectorized the block-stride loop: 'w' as uint4 (8 x __nv_bfloat16), 'out' as uint4 (8 x __nv_bfloat16) [-Rpass=vectorize-loads]
-// CHECK-DAG: shared-reads.cu:[[@LINE+40]]:3: remark: vectorized the block-stride loop: 'w' as uint4 (8 x __nv_bfloat16), 'out' as uint4 (8 x __nv_bfloat16) [-Rpass=vectorize-loads]
-// CHECK-DAG: shared-reads.cu:[[@LINE+43]]:3: remark: vectorized the block-stride loop: 'w' as uint4 (8 x __nv_bfloat16), 'out' as uint4 (8 x __nv_bfloat16) [-Rpass=vectorize-loads]
-// CHECK-DAG: shared-reads.cu:[[@LINE+46]]:3: remark: vectorized the block-stride loop: 'w' as uint4 (8 x __nv_bfloat16), 'out' as uint4 (8 x __nv_bfloat16) [-Rpass=vectorize-loads]
-// CHECK-DAG: shared-reads.cu:[[@LINE+49]]:3: remark: vectorized the block-stride loop: 'w' as uint4 (8 x __nv_bfloat16), 'out' as uint4 (8 x __nv_bfloat16) [-Rpass=vectorize-loads]
+// CHECK-DAG: shared-reads.cu:[[@LINE+42]]:3: remark: vectorized the block-stride loop: 'w' as uint4 (8 x __nv_bfloat16), 'out' as uint4 (8 x __nv_bfloat16) [-Rpass=vectorize-loads]
+// CHECK-DAG: shared-reads.cu:[[@LINE+47]]:3: remark: vectorized the block-stride loop: 'w' as uint4 (8 x __nv_bfloat16), 'out' as uint4 (8 x __nv_bfloat16) [-Rpass=vectorize-loads]
 // CHECK-DAG: shared-reads.cu:[[@LINE+52]]:3: remark: vectorized the block-stride loop: 'w' as uint4 (8 x __nv_bfloat16), 'out' as uint4 (8 x __nv_bfloat16) [-Rpass=vectorize-loads]
+// CHECK-DAG: shared-reads.cu:[[@LINE+57]]:3: remark: vectorized the block-stride loop: 'w' as uint4 (8 x __nv_bfloat16), 'out' as uint4 (8 x __nv_bfloat16) [-Rpass=vectorize-loads]
+// CHECK-DAG: shared-reads.cu:[[@LINE+62]]:3: remark: vectorized the block-stride loop: 'w' as uint4 (8 x __nv_bfloat16), 'out' as uint4 (8 x __nv_bfloat16) [-Rpass=vectorize-loads]
 // OUT-LABEL: void stays_scalar(
 // OUT-NOT: kopt_vec_plain
 // OUT-NOT: kopt_vec_wide
@@ -103,22 +103,32 @@ __global__ void stays_scalar(const __nv_bfloat16 *__restrict__ w,
     float v = __bfloat162float(plain[j]);
     out[j] = __float2bfloat16(v * __bfloat162float(w[j]));
   }
+  // (each loop in its own phase: out[j] is written again)
+  __syncthreads();
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
     float v = wide[j];
     out[j] = __float2bfloat16(v * __bfloat162float(w[j]));
   }
+  // (each loop in its own phase: out[j] is written again)
+  __syncthreads();
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
     written[j] = w[j];
     out[j] = __float2bfloat16(__bfloat162float(written[j]));
   }
+  // (each loop in its own phase: out[j] is written again)
+  __syncthreads();
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
     float v = __bfloat162float(escapes[j]);
     out[j] = __float2bfloat16(v * __bfloat162float(w[j]));
   }
+  // (each loop in its own phase: out[j] is written again)
+  __syncthreads();
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
     float v = flag ? __bfloat162float(guarded[j]) : 1.0f;
     out[j] = __float2bfloat16(v * __bfloat162float(w[j]));
   }
+  // (each loop in its own phase: out[j] is written again)
+  __syncthreads();
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
     float v = __bfloat162float(strided[j]) + __bfloat162float(strided[2 * j]);
     out[j] = __float2bfloat16(v * __bfloat162float(w[j]));

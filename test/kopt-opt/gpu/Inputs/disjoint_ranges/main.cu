@@ -133,6 +133,10 @@ int main() {
   expect(addSumsqCase(n, n), "add_sumsq, touching ranges");
   expect(addSumsqCase(n + 5, n + 8), "add_sumsq, separate ranges, a tail");
   expect(addSumsqCase(n, 256), "add_sumsq, overlapping ranges");
+  // In place (y = x, res = x): each element is loaded, then stored, by its
+  // own iteration only, so the checks let the rewritten loops run.
+  expect(scaleCase(n, 0, 64, 256), "scale, in place");
+  expect(addSumsqCase(n + 3, 0), "add_sumsq, in place, a tail");
   std::printf("%d failed\n", failures);
   return failures ? 1 : 0;
 }
