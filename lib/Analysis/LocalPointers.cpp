@@ -86,12 +86,18 @@ bool mayDiffer(const Expr *E, const Stmt *Scope, unsigned Depth) {
   return true;
 }
 
+/// A local pointer variable of Kernel's body (not a parameter, not a
+/// reference) to non-volatile memory.
+bool localPointerOf(const VarDecl *V, const FunctionDecl *Kernel) {
+  return V && Kernel && Kernel->getBody() && !isa<ParmVarDecl>(V) &&
+         V->hasLocalStorage() && V->getType()->isPointerType() &&
+         !V->getType()->getPointeeType().isVolatileQualified() &&
+         V->getParentFunctionOrMethod() == Kernel;
+}
+
 /// A local pointer of Kernel that keeps the value of its initializer.
 bool fixedLocal(const VarDecl *V, const FunctionDecl *Kernel) {
-  return V && !isa<ParmVarDecl>(V) && V->hasLocalStorage() && V->getInit() &&
-         V->getType()->isPointerType() &&
-         !V->getType()->getPointeeType().isVolatileQualified() && Kernel &&
-         Kernel->getBody() && V->getParentFunctionOrMethod() == Kernel &&
+  return localPointerOf(V, Kernel) && V->getInit() &&
          !isModifiedIn(V, Kernel->getBody());
 }
 
@@ -131,18 +137,24 @@ const ParmVarDecl *pointerSum(const Expr *E, const FunctionDecl *Kernel,
   return pointerSum(Base, Kernel, Offsets, Depth + 1);
 }
 
+/// V holding Value, a parameter of V's element type plus offsets.
+std::optional<LocalPointer> pointerValue(const VarDecl *V, const Expr *Value,
+                                         const FunctionDecl *Kernel) {
+  LocalPointer L;
+  L.Var = V;
+  L.Param = pointerSum(Value, Kernel, L.Offsets, 0);
+  if (!L.Param || !sameElement(L.Param->getType(), V->getType()))
+    return std::nullopt;
+  return L;
+}
+
 } // namespace
 
 std::optional<LocalPointer> matchLocalPointer(const VarDecl *V,
                                               const FunctionDecl *Kernel) {
   if (!fixedLocal(V, Kernel))
     return std::nullopt;
-  LocalPointer L;
-  L.Var = V;
-  L.Param = pointerSum(V->getInit(), Kernel, L.Offsets, 0);
-  if (!L.Param || !sameElement(L.Param->getType(), V->getType()))
-    return std::nullopt;
-  return L;
+  return pointerValue(V, V->getInit(), Kernel);
 }
 
 namespace {
@@ -155,10 +167,7 @@ namespace {
 const Expr *reachingValue(const VarDecl *V, const Stmt *Use,
                           const FunctionDecl *Kernel) {
   const auto *Body = dyn_cast_or_null<CompoundStmt>(Kernel->getBody());
-  if (!Body || !Use || isa<ParmVarDecl>(V) || !V->hasLocalStorage() ||
-      !V->getType()->isPointerType() ||
-      V->getType()->getPointeeType().isVolatileQualified() ||
-      V->getParentFunctionOrMethod() != Kernel)
+  if (!Body || !Use || !localPointerOf(V, Kernel))
     return nullptr;
   const SourceManager &SM = Kernel->getASTContext().getSourceManager();
   auto Holds = [&](const Stmt *S) {
@@ -202,12 +211,7 @@ std::optional<LocalPointer> matchLocalPointerAt(const VarDecl *V,
   const Expr *Value = reachingValue(V, Use, Kernel);
   if (!Value)
     return std::nullopt;
-  LocalPointer L;
-  L.Var = V;
-  L.Param = pointerSum(Value, Kernel, L.Offsets, 0);
-  if (!L.Param || !sameElement(L.Param->getType(), V->getType()))
-    return std::nullopt;
-  return L;
+  return pointerValue(V, Value, Kernel);
 }
 
 bool mayDifferBetweenBlocks(const Expr *E, const Stmt *Scope) {
