@@ -3,6 +3,7 @@
 #include "kopt/Frontend/CudaFrontend.h"
 #include "kopt/Frontend/HeaderPackages.h"
 #include "kopt/Frontend/NvccCompat.h"
+#include "kopt/Frontend/PrefixHeader.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticLex.h"
@@ -137,11 +138,13 @@ ASTUnit::RemappedFile remapped(StringRef Path, StringRef Code) {
   return {Path.str(), MemoryBuffer::getMemBufferCopy(Code, Path).release()};
 }
 
-/// The files a parse sees in memory: the source and the nvcc prelude.
+/// The files a parse sees in memory: the source, the nvcc prelude and the
+/// (empty) file the precompiled prefix was made from.
 std::vector<ASTUnit::RemappedFile> remappedFiles(StringRef Path,
                                                  StringRef Code) {
   return {remapped(Path, Code),
-          remapped(nvccCompatHeaderPath(), nvccCompatHeader())};
+          remapped(nvccCompatHeaderPath(), nvccCompatHeader()),
+          remapped(prefixMainFile(), "")};
 }
 
 /// Errors met while building the preamble (an #include that is not found)
@@ -189,6 +192,25 @@ Error CudaFrontend::diagnose(CudaSide Side, StringRef Path,
 }
 
 Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
+  std::vector<std::string> Args = argsFor(Side);
+  std::optional<std::string> Prefix;
+  if (std::optional<std::string> Dir = prefixHeaderDir())
+    Prefix = prefixHeaderFor(Args, *Dir);
+  if (Prefix && !parseSideWith(Side, Source, Prefix))
+    return Error::success();
+  if (!parseSideWith(Side, Source, std::nullopt)) {
+    // The file parses, but not with the prefix: Clang refused it (its
+    // headers changed since). The next parse builds it again.
+    if (Prefix)
+      forgetPrefixHeader(*Prefix);
+    return Error::success();
+  }
+  return diagnose(Side, Source.Path, Source.Code);
+}
+
+bool CudaFrontend::parseSideWith(
+    CudaSide Side, ParsedSource &Source,
+    const std::optional<std::string> &Prefix) const {
   std::unique_ptr<ErrorCollector> &Errors =
       Side == CudaSide::Device ? Source.DeviceErrors : Source.HostErrors;
   std::unique_ptr<ASTUnit> &AST =
@@ -196,6 +218,8 @@ Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
   Errors = std::make_unique<ErrorCollector>();
   std::vector<std::string> Args = argsFor(Side);
   Args.insert(Args.begin(), {"clang", "-fsyntax-only"});
+  if (Prefix)
+    Args.insert(Args.end(), {"-include-pch", *Prefix});
   Args.push_back(Source.Path);
   std::vector<const char *> Argv;
   for (const std::string &A : Args)
@@ -223,9 +247,9 @@ Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
       /*ForSerialization=*/false, /*RetainExcludedConditionalBlocks=*/false,
       std::nullopt, &ErrAST);
   if (!AST || Errors->getNumErrors() > 0 || hasStoredError(*AST))
-    return diagnose(Side, Source.Path, Source.Code);
+    return true;
   scopeToMainFile(*AST);
-  return Error::success();
+  return false;
 }
 
 Error CudaFrontend::reparseSide(CudaSide Side, ParsedSource &Source) const {

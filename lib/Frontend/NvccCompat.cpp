@@ -13,6 +13,8 @@ llvm::StringRef nvccCompatHeaderPath() {
 // clang too.
 llvm::StringRef nvccCompatHeader() {
   return R"(// kopt: nvcc's cache-hinted stores, declared for parsing with clang.
+#ifndef KOPT_NVCC_COMPAT_H
+#define KOPT_NVCC_COMPAT_H
 #if defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__)
 #define KOPT_NVCC_STORE(NAME)                                                  \
   __device__ void NAME(char *, char);                                          \
@@ -66,6 +68,7 @@ KOPT_NVCC_MINMAX(unsigned long long)
 KOPT_NVCC_MINMAX(float)
 KOPT_NVCC_MINMAX(double)
 #undef KOPT_NVCC_MINMAX
+#endif
 #endif
 )";
 }

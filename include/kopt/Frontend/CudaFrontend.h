@@ -14,6 +14,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,10 @@ public:
 
 private:
   llvm::Error parseSide(CudaSide Side, ParsedSource &Source) const;
+  /// One parse of a side, with the precompiled prefix Prefix if set
+  /// (PrefixHeader.h); true if it failed.
+  bool parseSideWith(CudaSide Side, ParsedSource &Source,
+                     const std::optional<std::string> &Prefix) const;
   llvm::Error reparseSide(CudaSide Side, ParsedSource &Source) const;
   /// The ParseError of a text that failed to parse, with its diagnostics.
   llvm::Error diagnose(CudaSide Side, llvm::StringRef Path,
