@@ -29,7 +29,10 @@
 // Legality (each failure is a missed remark):
 //   * x is a `__restrict__` pointer parameter the kernel only reads through
 //     `x[...]`: the restrict promise then says no object read through x is
-//     written during the kernel, by any pointer of any thread;
+//     written during the kernel, by any pointer of any thread; or a row
+//     pointer fixed to such a parameter (`const T *row = x + off;`, never
+//     changed), when every use of x and of its rows is a read or a row's
+//     declaration: the promise covers every pointer based on x;
 //   * the index is built from the loop variable, literals, thread/block
 //     builtins and scalar variables declared outside the loops that are
 //     only ever read by value (so it has one value per j in A and B);

@@ -199,6 +199,10 @@ class SharedCachePass : public KernelPass<SharedCacheOptions> {
     std::vector<Row> Rows;
     for (const CachedLoad &L : G.Loads) {
       Row R{L, nullptr, 0, ""};
+      if (L.K.Base != L.Root)
+        return "'" + L.BaseName +
+               "' is a local row pointer (shared-cache stages the elements "
+               "of parameters only; register-cache keeps a row's)";
       QualType T = L.Load->getType().getUnqualifiedType();
       if (T->isIncompleteType() || !T.isTrivialType(AC))
         return "'" + L.BaseName + "' has elements of type '" + L.ElementType +

@@ -3,6 +3,7 @@
 #include "kopt/Analysis/ReReadLoops.h"
 #include "kopt/Analysis/BodyHazards.h"
 #include "kopt/Analysis/ControlFlow.h"
+#include "kopt/Analysis/LocalPointers.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
@@ -186,41 +187,90 @@ bool sameBound(const ForStmt *A, const ForStmt *B, ASTContext &AC) {
   return referencedVar(BA) && referencedVar(BA) == referencedVar(BB);
 }
 
-/// Global reads `p[idx]` of pointer parameters in the body of Loop.
+/// Global reads `p[idx]` of pointer parameters, or `row[idx]` of row
+/// pointers, in the body of Loop.
 std::map<ReReadKey, std::vector<const AccessInfo *>>
 readsIn(const ForStmt *Loop, const KernelInfo &K, ASTContext &AC) {
   std::map<ReReadKey, std::vector<const AccessInfo *>> R;
   const SourceManager &SM = AC.getSourceManager();
-  for (const AccessInfo &A : K.Accesses) {
+  for (const AccessInfo &A :
+       concat<const AccessInfo>(K.Accesses, K.LocalPointerAccesses)) {
     if (A.K != AccessInfo::Load || !A.Expr ||
         !contains(Loop->getBody()->getSourceRange(), A.Expr->getBeginLoc(), SM))
       continue;
-    R[ReReadKey{A.BaseDecl, withoutSpaces(A.Index)}].push_back(&A);
+    const VarDecl *Base = A.Through ? A.Through : A.BaseDecl;
+    R[ReReadKey{Base, withoutSpaces(A.Index)}].push_back(&A);
   }
   return R;
 }
 
-/// Why the kernel's reads through P cannot be cached, or "".
-std::string checkPointer(const ParmVarDecl *P, const KernelInfo &K,
-                         ASTContext &AC) {
+/// The row pointers of K's body fixed to P (LocalPointers.h).
+std::vector<const VarDecl *> rowsOf(const ParmVarDecl *P, const KernelInfo &K,
+                                    ASTContext &AC) {
+  std::vector<const VarDecl *> Rows;
+  // (A Stmt-rooted findAll(varDecl()) does not see the declarations of a
+  // DeclStmt: match the statements.)
+  for (const BoundNodes &N :
+       match(findAll(declStmt().bind("d")), *K.Decl->getBody(), AC))
+    for (const Decl *D : N.getNodeAs<DeclStmt>("d")->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D)) {
+        std::optional<LocalPointer> L = matchLocalPointer(V, K.Decl);
+        if (L && L->Param == P)
+          Rows.push_back(V);
+      }
+  return Rows;
+}
+
+/// Why the kernel's reads through Base (the parameter P, or a row pointer
+/// fixed to it) cannot be cached, or "". Every use of P and of the rows
+/// fixed to it must be a read `p[...]` or the declaration of such a row:
+/// then the only accesses to P's elements are the loads KernelInfo lists.
+std::string checkPointer(const VarDecl *Base, const ParmVarDecl *P,
+                         const KernelInfo &K, ASTContext &AC) {
   std::string Name = P->getNameAsString();
   const ParamInfo *PI = K.param(Name);
-  size_t Reads = 0;
-  for (const AccessInfo &A : K.Accesses) {
+  std::vector<const VarDecl *> Rows = rowsOf(P, K, AC);
+  if (Base != P && !llvm::is_contained(Rows, Base))
+    return "'" + Base->getNameAsString() +
+           "' is assigned after its declaration";
+  std::map<const VarDecl *, size_t> Reads;
+  for (const AccessInfo &A :
+       concat<const AccessInfo>(K.Accesses, K.LocalPointerAccesses)) {
     if (A.BaseDecl != P)
       continue;
+    bool DeclaresRow = llvm::any_of(Rows, [&](const VarDecl *Row) {
+      const auto *U =
+          dyn_cast<UnaryOperator>(Row->getInit()->IgnoreParenImpCasts());
+      return U && U->getOpcode() == UO_AddrOf &&
+             U->getSubExpr()->IgnoreParens() == A.Expr;
+    });
+    if (DeclaresRow) // `&x[off]`: counted as the row's declaration below
+      continue;
     if (A.K == AccessInfo::AddressOf)
-      return "the address of an element of '" + Name + "' is taken (at " +
+      return "the address of an element of '" + A.Base + "' is taken (at " +
              str(A.Loc) + ")";
     if (A.K != AccessInfo::Load)
-      return "'" + Name + "' is written (at " + str(A.Loc) + ")";
-    ++Reads;
+      return "'" + Name + "' is written" +
+             (A.Through ? " through '" + A.Base + "'" : std::string()) +
+             " (at " + str(A.Loc) + ")";
+    ++Reads[A.Through ? A.Through : P];
   }
-  if (countReferences(K.Decl->getBody(), P) != Reads)
-    return "'" + Name + "' is used other than by reading '" + Name + "[...]'";
+  std::vector<const VarDecl *> Pointers = {P};
+  Pointers.insert(Pointers.end(), Rows.begin(), Rows.end());
+  for (const VarDecl *X : Pointers) {
+    size_t Explained = Reads[X];
+    for (const VarDecl *Row : Rows)
+      if (Row != X)
+        Explained += countReferences(Row->getInit(), X);
+    if (countReferences(K.Decl->getBody(), X) != Explained)
+      return "'" + X->getNameAsString() + "' is used other than by reading '" +
+             X->getNameAsString() + "[...]'" +
+             (Rows.empty() ? "" : " or declaring a row pointer");
+  }
   QualType Pointee = P->getType()->getPointeeType();
-  if (Pointee.isVolatileQualified())
-    return "'" + Name + "' points to volatile data";
+  if (Pointee.isVolatileQualified() ||
+      Base->getType()->getPointeeType().isVolatileQualified())
+    return "'" + Base->getNameAsString() + "' points to volatile data";
   if (!PI || !PI->Restrict)
     return "'" + Name +
            "' is not __restrict__: a store through another pointer may "
@@ -236,9 +286,12 @@ std::string checkPointer(const ParmVarDecl *P, const KernelInfo &K,
   return "";
 }
 
-/// KernelInfo lists Key as read in A and read again, after a barrier, in B.
+/// KernelInfo lists Key as read in A and read again in B (a row pointer's
+/// element read in both is: B follows A).
 bool isReRead(const KernelInfo &K, const ReReadKey &Key, const ForStmt *A,
               const ForStmt *B, ASTContext &AC) {
+  if (!isa<ParmVarDecl>(Key.Base))
+    return true;
   auto Within = [&](const ForStmt *Loop, LineCol L) {
     LineCol Begin = lineCol(Loop->getBeginLoc(), AC);
     LineCol End = lineCol(Loop->getEndLoc(), AC);
@@ -330,7 +383,8 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
                              ", but " + Why.str(),
                          Again.Loc};
         };
-        if (std::string W = checkPointer(KeyAB.Base, K, AC); !W.empty()) {
+        const ParmVarDecl *Root = ReadsB[KeyAB].front()->BaseDecl;
+        if (std::string W = checkPointer(KeyAB.Base, Root, K, AC); !W.empty()) {
           Missed(HereKey(W));
           continue;
         }
@@ -380,9 +434,10 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
           C.K = KeyAB;
           C.BaseName = KeyAB.Base->getNameAsString();
           C.Load = Load->Expr;
-          const ParamInfo *PI = K.param(C.BaseName);
-          C.ElementType = PI->PointeeType;
-          C.Const = PI->PointeeConst;
+          C.Root = Root;
+          // A row has its parameter's element type (const may be added).
+          C.ElementType = K.param(Root->getNameAsString())->PointeeType;
+          C.Const = KeyAB.Base->getType()->getPointeeType().isConstQualified();
           uint64_t Bytes =
               AC.getTypeSizeInChars(KeyAB.Base->getType()->getPointeeType())
                   .getQuantity();

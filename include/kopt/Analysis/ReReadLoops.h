@@ -4,7 +4,8 @@
 // block-stride loops (or, on request, loops each thread runs whole) of one
 // compound statement where a later loop (B) reads
 // global elements an earlier one (A) read, at the same index for the same
-// loop variable, from a __restrict__ pointer the kernel only reads. Such
+// loop variable, from a __restrict__ pointer the kernel only reads (or a
+// row pointer fixed to such a pointer, LocalPointers.h). Such
 // elements can be kept in registers or shared memory between the loops. The
 // legality rules are in passes/RegisterCache.cpp, passes/SharedCache.cpp
 // and docs/passes.md.
@@ -25,7 +26,9 @@ namespace kopt {
 
 /// A global element read in a loop: the pointer and the index as written.
 struct ReReadKey {
-  const clang::ParmVarDecl *Base = nullptr;
+  /// The pointer parameter, or the local row pointer fixed to one, that
+  /// the element is read through.
+  const clang::VarDecl *Base = nullptr;
   std::string Index; ///< without spaces
   bool operator<(const ReReadKey &O) const {
     return std::tie(Base, Index) < std::tie(O.Base, O.Index);
@@ -35,6 +38,8 @@ struct ReReadKey {
 /// One element to keep: where A loads it on every iteration.
 struct CachedLoad {
   ReReadKey K;
+  /// The pointer parameter K.Base is (or is fixed to).
+  const clang::ParmVarDecl *Root = nullptr;
   std::string BaseName;
   const clang::ArraySubscriptExpr *Load = nullptr;
   std::string ElementType; ///< unqualified pointee

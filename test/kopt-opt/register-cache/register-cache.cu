@@ -316,7 +316,9 @@ __global__ void templ(const T *__restrict__ x, T *__restrict__ y, int n) {
     y[j] = x[j] - s;
 }
 
-// REMARK-DAG: register-cache.cu:[[@LINE+7]]:12: remark: registers not used as a cache: 'x[j]' is read again at [[@LINE+7]]:12, but the address of an element of 'x' is taken (at [[@LINE+2]]:21) [-Rpass-missed=register-cache]
+// A local pointer into 'x' that is dereferenced (a row pointer, but not
+// read through 'p[...]' only).
+// REMARK-DAG: register-cache.cu:[[@LINE+7]]:12: remark: registers not used as a cache: 'x[j]' is read again at [[@LINE+7]]:12, but 'p' is used other than by reading 'p[...]' or declaring a row pointer [-Rpass-missed=register-cache]
 __global__ void address_taken(const float *__restrict__ x, float *__restrict__ y, int n) {
   const float *p = &x[1];
   float s = 0.0f;
