@@ -45,7 +45,13 @@
 //     every kernel that calls it) is in the file and uses a constant 1-D
 //     block of a power of two of at least 32 threads: the original tree is
 //     only right for powers of two, and the shuffles need whole warps.
-//     __launch_bounds__ only bounds the block size, so it is not enough;
+//     __launch_bounds__ only bounds the block size, so it is not enough.
+//     Where a kernel's block sizes are not known in the file, or the tree
+//     starts from a variable B (`for (int s = B / 2; ...)`, llm.c's
+//     block_size), the rewrite runs under a run-time check of the same
+//     conditions (and of B == blockDim.x), the original tree in the else
+//     branch; the check reads only values the whole block shares, so the
+//     block takes one branch and reaches each branch's barriers together;
 //   * the tree runs in uniform control flow: only compound statements
 //     enclose it, no return precedes it and the function has no goto, so all
 //     threads of every warp reach the shuffles together;
@@ -68,6 +74,7 @@
 
 #include "Options.h"
 #include "kopt/Analysis/CallSites.h"
+#include "kopt/Analysis/ControlFlow.h"
 #include "kopt/Analysis/ReductionTree.h"
 #include "kopt/Analysis/SelectionReduction.h"
 #include "kopt/Pass/Pass.h"
@@ -118,9 +125,74 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
                          "'",
                      Loc};
     auto Sizes = warpMultipleBlockSizes(Ctx.info(), K);
-    if (auto *Why = std::get_if<std::string>(&Sizes))
-      return Refusal{*Why, Loc};
+    if (auto *Why = std::get_if<std::string>(&Sizes)) {
+      // Sizes known only at run time: the rewrite checks them there (an
+      // empty set); a launch known to misfit is refused.
+      if (std::optional<std::string> Misfit = misfitLaunch(Ctx.info(), K))
+        return Refusal{*Misfit, Loc};
+      return std::set<int64_t>();
+    }
     return std::get<std::set<int64_t>>(Sizes);
+  }
+
+  /// Why a launch of K has a constant block that the rewrite can never
+  /// take (not 1-D, or not a power of two of 32 to 1024 threads).
+  static std::optional<std::string> misfitLaunch(const ProgramInfo &Info,
+                                                 const KernelInfo &K) {
+    for (const LaunchSite *L : Info.launchesOf(K.Name)) {
+      const DimValue &B = L->Block.Value;
+      if ((B.Y && *B.Y != 1) || (B.Z && *B.Z != 1))
+        return "the launch at " + str(L->Loc) + " uses the block '" +
+               L->Block.Text + "', not a 1-D one";
+      if (B.X && (*B.X < 32 || *B.X > 1024 || !isPowerOf2_64(uint64_t(*B.X))))
+        return "the launch at " + str(L->Loc) + " uses " +
+               std::to_string(*B.X) +
+               " threads: the rewrite needs a power of two (the only sizes "
+               "the tree is right for) of at least 32 (whole warps)";
+    }
+    return std::nullopt;
+  }
+
+  /// The condition under which a tree checked at run time is rewritten
+  /// (Sizes empty: the launches' block sizes are not known here; or the
+  /// tree starts from a variable): the block is a 1-D power of two of at
+  /// least 32 threads, and the variable equals blockDim.x. Every operand is
+  /// the same in all threads of a block, so the whole block takes one
+  /// branch and the barriers in each are reached by all of its threads.
+  static std::string runTimeGuard(const ReductionTree &T,
+                                  const std::set<int64_t> &Sizes) {
+    std::string Guard;
+    if (Sizes.empty())
+      Guard = "(blockDim.x & (blockDim.x - 1)) == 0 && blockDim.x >= 32 && "
+              "blockDim.y == 1 && blockDim.z == 1";
+    if (T.BlockSize)
+      Guard += (Guard.empty() ? "" : " && ") +
+               std::string("static_cast<long "
+                           "long>(") +
+               T.BlockSize->getNameAsString() +
+               ") == static_cast<long long>(blockDim.x)";
+    return Guard;
+  }
+
+  /// Out (a block `{ ... }` replacing the tree from Begin to End) under the
+  /// run-time guard, the original tree in the else branch; Out itself when
+  /// no guard is needed.
+  static std::string guarded(const ReductionTree &T,
+                             const std::set<int64_t> &Sizes, std::string Out,
+                             StringRef Code, unsigned Begin, unsigned End,
+                             StringRef In) {
+    std::string Guard = runTimeGuard(T, Sizes);
+    if (Guard.empty())
+      return Out;
+    std::string Original = Code.slice(Begin, End).str();
+    std::string Indented;
+    for (char C : Original) {
+      Indented += C;
+      if (C == '\n')
+        Indented += "  ";
+    }
+    return "if (" + Guard + ") " + Out + " else {\n" + In.str() + "  " +
+           Indented + "\n" + In.str() + "}";
   }
 
   /// The context of a tree in a helper: every caller is a kernel of this
@@ -275,6 +347,17 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
         continue;
       }
       const auto &Sizes = std::get<std::set<int64_t>>(CIt->second);
+      if (T.BlockSize &&
+          (!K || (!isa<ParmVarDecl>(T.BlockSize) &&
+                  !(T.BlockSize->getInit() &&
+                    isBlockUniform(T.BlockSize->getInit(), F))))) {
+        Refuse(Refusal{"the tree starts from '" +
+                           T.BlockSize->getNameAsString() +
+                           " / 2', which is not a kernel parameter or a local "
+                           "the same in every thread of a block",
+                       T.Loc});
+        continue;
+      }
       if (T.Add && T.Element->isFloatingType() && !options().Reassociate)
         planInOrderTail(Ctx, F, K, T, Sizes);
       else
@@ -320,6 +403,10 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     auto Sizes = checkKernelContext(Ctx, *K, T.ValueArray, T.Loc);
     if (auto *R = std::get_if<Refusal>(&Sizes))
       return Refuse(R->Message);
+    // (value, index) trees are rewritten for block sizes known here only.
+    if (std::get<std::set<int64_t>>(Sizes).empty())
+      return Refuse(
+          std::get<std::string>(warpMultipleBlockSizes(Ctx.info(), *K)));
     rewritePair(Ctx, Name, T, std::get<std::set<int64_t>>(Sizes));
   }
 
@@ -410,6 +497,20 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     return join(Text, ", ");
   }
 
+  /// "128, 256 threads", or what the run-time guard checks.
+  static std::string sizeList(const std::set<int64_t> &Sizes,
+                              const ReductionTree *T) {
+    std::string Known = Sizes.empty()
+                            ? "a power of two of at least 32 threads, 1-D"
+                            : sizeList(Sizes) + " threads";
+    if (T->BlockSize)
+      Known +=
+          ", where '" + T->BlockSize->getNameAsString() + "' equals blockDim.x";
+    if (Sizes.empty() || T->BlockSize)
+      Known += " (checked at run time; other blocks run the original tree)";
+    return Known;
+  }
+
   void rewrite(PassContext &Ctx, StringRef Name, const ReductionTree &T,
                const std::set<int64_t> &Sizes) {
     ASTContext &AC = Ctx.deviceContext();
@@ -455,6 +556,7 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
        << In << "  }\n"
        << In << "  __syncthreads();\n"
        << In << "}";
+    Out = guarded(T, Sizes, Out, Code, StoreAt->first, LoopAt->second, In);
     if (!replaceTree(Ctx, Name, T.Loc, StoreAt->first, LoopAt->second, Out))
       return;
     Ctx.applied(Name, T.Loc,
@@ -462,7 +564,7 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
                     ", " + Elem +
                     ") with __shfl_xor_sync warp reductions "
                     "and one slot per warp, for blocks of " +
-                    sizeList(Sizes) + " threads" +
+                    sizeList(Sizes, &T) +
                     (T.Add && T.Element->isFloatingType()
                          ? "; the floating-point sum is reassociated"
                          : ""));
@@ -482,8 +584,10 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     if (!StoreAt || !LoopAt)
       return Ctx.missed(Name, T.Loc,
                         "tree not rewritten: it is written in a macro");
+    std::string In = indentAt(Ctx.source().Code, StoreAt->first);
     std::string Out =
-        inOrderTailText(T, AC, indentAt(Ctx.source().Code, StoreAt->first));
+        guarded(T, Sizes, inOrderTailText(T, AC, In), Ctx.source().Code,
+                StoreAt->first, LoopAt->second, In);
     PlannedTail Planned(Ctx.source().Path);
     Planned.Function = Name;
     Planned.Loc = T.Loc;
@@ -504,8 +608,8 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
                       "over '" +
                       T.Array->getNameAsString() + "' (+, " + Elem +
                       ") into warp 0 as __shfl_down_sync, for blocks of " +
-                      sizeList(Sizes) +
-                      " threads: each lane adds the pair the tree adds, in "
+                      sizeList(Sizes, &T) +
+                      ": each lane adds the pair the tree adds, in "
                       "the same order (exact; reassociate=true rewrites the "
                       "whole tree)";
     Tails.push_back(std::move(Planned));

@@ -94,7 +94,8 @@ bool isPartnerSlot(const Expr *E, const ValueDecl *A, const VarDecl *Step,
 }
 
 /// The loop head `for (T s = blockDim.x / 2; s > 0; s >>= 1)`: its variable.
-const VarDecl *matchTreeHead(const ForStmt *For, const ASTContext &Ctx) {
+const VarDecl *matchTreeHead(const ForStmt *For, const ASTContext &Ctx,
+                             const VarDecl **SizeVar, const Stmt *Scope) {
   const auto *DS = dyn_cast_or_null<DeclStmt>(For->getInit());
   if (!DS || !DS->isSingleDecl())
     return nullptr;
@@ -102,10 +103,22 @@ const VarDecl *matchTreeHead(const ForStmt *For, const ASTContext &Ctx) {
   if (!S || !S->getInit() || !S->getType()->isIntegerType())
     return nullptr;
   const auto *Half = dyn_cast<BinaryOperator>(stripCasts(S->getInit()));
-  if (!Half || !isBuiltin(Half->getLHS(), BuiltinVar::BlockDim, 0) ||
+  if (!Half ||
       !((Half->getOpcode() == BO_Div && isIntLiteral(Half->getRHS(), 2, Ctx)) ||
         (Half->getOpcode() == BO_Shr && isIntLiteral(Half->getRHS(), 1, Ctx))))
     return nullptr;
+  if (!isBuiltin(Half->getLHS(), BuiltinVar::BlockDim, 0)) {
+    const auto *B = dyn_cast_or_null<VarDecl>(referencedVar(Half->getLHS()));
+    if (!SizeVar || !Scope || !B || !B->getType()->isIntegerType() ||
+        !B->hasLocalStorage() || B->getType().isVolatileQualified() ||
+        B->getType()->isReferenceType() || isModifiedIn(B, Scope))
+      return nullptr;
+    bool IsBlockDim = !isa<ParmVarDecl>(B) && B->getInit() &&
+                      isBuiltin(B->getInit(), BuiltinVar::BlockDim, 0);
+    *SizeVar = IsBlockDim ? nullptr : B;
+  } else if (SizeVar) {
+    *SizeVar = nullptr;
+  }
   // s > 0, s >= 1, 0 < s, s != 0.
   const auto *Cond =
       dyn_cast_or_null<BinaryOperator>(For->getCond()->IgnoreParenImpCasts());
@@ -241,17 +254,24 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
             DS->isSingleDecl() ? DS->getSingleDecl() : nullptr))
       if (V->getName() == "kopt_s")
         return Refuse("this is warp-reduce's in-order tail already");
-  const VarDecl *S = matchTreeHead(Loop, AC);
+  const VarDecl *SizeVar = nullptr;
+  const VarDecl *S = matchTreeHead(Loop, AC, &SizeVar, Body);
   if (!S || isModifiedIn(S, Loop->getBody()))
     return Refuse("the tree loop is not 'for (int s = blockDim.x / 2; "
-                  "s > 0; s >>= 1)': the rewrite covers blockDim.x threads");
+                  "s > 0; s >>= 1)' (or 'B / 2' with B a parameter or local "
+                  "that is never changed): the rewrite covers blockDim.x "
+                  "threads");
   const char *StepShape = "the tree step is not 'if (t < s) A[t] = op(A[t], "
-                          "A[t + s]); __syncthreads();' with t threadIdx.x";
+                          "A[t + s]); __syncthreads();' (or the barrier "
+                          "first) with t threadIdx.x";
   const auto *LoopBody = dyn_cast<CompoundStmt>(Loop->getBody());
-  if (!LoopBody || LoopBody->size() != 2 ||
-      !isSyncthreads(LoopBody->body_back()))
+  if (!LoopBody || LoopBody->size() != 2)
     return Refuse(StepShape);
-  const auto *If = dyn_cast<IfStmt>(LoopBody->body_front());
+  bool SyncFirst = isSyncthreads(LoopBody->body_front());
+  if (!SyncFirst && !isSyncthreads(LoopBody->body_back()))
+    return Refuse(StepShape);
+  const auto *If = dyn_cast<IfStmt>(SyncFirst ? LoopBody->body_back()
+                                              : LoopBody->body_front());
   if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
     return Refuse(StepShape);
   const auto *Cond = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParens());
@@ -270,6 +290,8 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
   ReductionTree T;
   T.Loop = Loop;
   T.Loc = Loc;
+  T.BlockSize = SizeVar;
+  T.SyncFirst = SyncFirst;
   const auto *UB = dyn_cast<BinaryOperator>(Update);
   if (!UB || (UB->getOpcode() != BO_Assign && UB->getOpcode() != BO_AddAssign))
     return Refuse(StepShape);

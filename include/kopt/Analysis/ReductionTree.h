@@ -43,6 +43,15 @@ struct ReductionTree {
   bool Add = false;
   clang::QualType Element;
   LineCol Loc;
+  /// The loop starts at `B / 2` with B this variable (a parameter or a
+  /// local, never changed) rather than blockDim.x: the tree is the same
+  /// only where B == blockDim.x, which the rewrite checks at run time
+  /// (llm.c's `for (int stride = block_size / 2; ...)`).
+  const clang::VarDecl *BlockSize = nullptr;
+  /// The loop body is `{ __syncthreads(); if (t < s) ...; }`, the barrier
+  /// before the step: the same rounds, without the barrier after the last
+  /// (which the rewrite adds, as it adds one after the canonical form).
+  bool SyncFirst = false;
 };
 
 // Pieces of the tree's shape, shared with SelectionReduction. Scope is the
@@ -61,8 +70,13 @@ bool isOwnSlot(const clang::Expr *E, const clang::ValueDecl *A,
 bool isPartnerSlot(const clang::Expr *E, const clang::ValueDecl *A,
                    const clang::VarDecl *Step, const clang::Stmt *Scope);
 /// The head `for (T s = blockDim.x / 2; s > 0; s >>= 1)`: its variable.
+/// With SizeVar, the start may also be `B / 2` with B an integer parameter
+/// or local never changed in Scope: *SizeVar is then B, or null when B is
+/// a local initialized with blockDim.x.
 const clang::VarDecl *matchTreeHead(const clang::ForStmt *For,
-                                    const clang::ASTContext &Ctx);
+                                    const clang::ASTContext &Ctx,
+                                    const clang::VarDecl **SizeVar = nullptr,
+                                    const clang::Stmt *Scope = nullptr);
 /// A loop that halves its variable and contains a barrier: what a tree
 /// looks like, whether or not it has a shape a pass handles.
 bool looksLikeTree(const clang::ForStmt *For, clang::ASTContext &AC);
