@@ -43,10 +43,12 @@
 #include "Options.h"
 #include "kopt/Analysis/E2m1Proof.h"
 #include "kopt/Analysis/Matching.h"
+#include "kopt/Analysis/Mutation.h"
 #include "kopt/Pass/Pass.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
@@ -74,6 +76,9 @@ namespace {
 struct PairSite {
   const BinaryOperator *Or = nullptr;
   const CallExpr *Low = nullptr, *High = nullptr;
+  /// Where a code is a local `T lo = h(a);` read only in the pair: its
+  /// declaration, which the rewrite turns into `const float lo = a;`.
+  const DeclStmt *LowDecl = nullptr, *HighDecl = nullptr;
   const FunctionDecl *Helper = nullptr;
   const FunctionDecl *Caller = nullptr;
 };
@@ -100,8 +105,39 @@ struct Sites {
   std::vector<SingleCall> Calls;
 };
 
-/// `h(a) | (h(b) << 4)` (also with + or ^, in either order) as a pair.
-std::optional<PairSite> matchPair(const BinaryOperator *B) {
+/// A code of a pair: the call `h(a)` itself, or a local read there that
+/// holds it, `T v = h(a);`: the only declaration of its statement, in a
+/// block, an integer of at least 8 bits, never changed and read nowhere
+/// else (so the rewrite may keep the float instead of the code). Decl is
+/// then that statement.
+const CallExpr *pairCode(const Expr *E, const Stmt *Body, ParentMap &PM,
+                         const DeclStmt *&Decl) {
+  E = E->IgnoreParenImpCasts();
+  Decl = nullptr;
+  if (const auto *C = dyn_cast<CallExpr>(E))
+    return C;
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!V || isa<ParmVarDecl>(V) || !V->hasLocalStorage() || !V->getInit() ||
+      !V->getType()->isIntegerType() || V->getType()->isBooleanType() ||
+      V->getType().isVolatileQualified() ||
+      V->getASTContext().getTypeSize(V->getType()) < 8 ||
+      isModifiedIn(V, Body) || countReferences(Body, V) != 1)
+    return nullptr;
+  const auto *C = dyn_cast<CallExpr>(V->getInit()->IgnoreParenImpCasts());
+  for (const BoundNodes &N :
+       match(findAll(declStmt().bind("d")), *Body, V->getASTContext()))
+    if (const auto *DS = N.getNodeAs<DeclStmt>("d");
+        DS->isSingleDecl() && DS->getSingleDecl() == V &&
+        isa_and_nonnull<CompoundStmt>(PM.getParent(DS)))
+      Decl = DS;
+  return C && Decl ? C : nullptr;
+}
+
+/// `h(a) | (h(b) << 4)` (also with + or ^, in either order) as a pair; the
+/// codes may be held in locals (pairCode).
+std::optional<PairSite> matchPair(const BinaryOperator *B, const Stmt *Body,
+                                  ParentMap &PM) {
   for (bool Swap : {false, true}) {
     const Expr *Plain = (Swap ? B->getRHS() : B->getLHS())->IgnoreParens();
     const Expr *Shifted = (Swap ? B->getLHS() : B->getRHS())->IgnoreParens();
@@ -110,14 +146,14 @@ std::optional<PairSite> matchPair(const BinaryOperator *B) {
       continue;
     const auto *Four =
         dyn_cast<IntegerLiteral>(Shl->getRHS()->IgnoreParenImpCasts());
-    const FunctionDecl *H = calledFunction(Plain);
-    if (!Four || Four->getValue() != 4 || !H ||
-        calledFunction(Shl->getLHS()) != H)
-      continue;
     PairSite P;
+    P.Low = pairCode(Plain, Body, PM, P.LowDecl);
+    P.High = pairCode(Shl->getLHS(), Body, PM, P.HighDecl);
+    const FunctionDecl *H = P.Low ? calledFunction(P.Low) : nullptr;
+    if (!Four || Four->getValue() != 4 || !H || !P.High ||
+        calledFunction(P.High) != H)
+      continue;
     P.Or = B;
-    P.Low = cast<CallExpr>(Plain->IgnoreParenImpCasts());
-    P.High = cast<CallExpr>(Shl->getLHS()->IgnoreParenImpCasts());
     P.Helper = H;
     return P;
   }
@@ -132,12 +168,13 @@ Sites findSites(ASTContext &AC) {
     if (!FD->getBody() || FD->isTemplated() || FD->isTemplateInstantiation() ||
         !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
       continue;
+    ParentMap PM(FD->getBody());
     for (const BoundNodes &N :
          match(findAll(
                    binaryOperator(hasAnyOperatorName("|", "+", "^")).bind("b")),
                *FD->getBody(), AC))
       if (std::optional<PairSite> P =
-              matchPair(N.getNodeAs<BinaryOperator>("b"))) {
+              matchPair(N.getNodeAs<BinaryOperator>("b"), FD->getBody(), PM)) {
         P->Caller = FD;
         S.Paired.insert(P->Low);
         S.Paired.insert(P->High);
@@ -236,9 +273,9 @@ public:
                      lineCol(C.Call->getBeginLoc(), AC),
                      "'" + Callee->getNameAsString() +
                          "' is an e2m1 conversion, but this call is not "
-                         "packed with a second one in one expression as "
-                         "h(a) | (h(b) << 4) (through locals, or one code "
-                         "a byte): left as is");
+                         "packed with a second one as h(a) | (h(b) << 4), "
+                         "directly or through locals declared one a "
+                         "statement and read only there: left as is");
           continue;
         }
       }
@@ -382,7 +419,9 @@ private:
       }
       if (!isRewritable(P->Or->getSourceRange(), AC) ||
           sourceText(P->Low->getArg(0)->getSourceRange(), AC).empty() ||
-          sourceText(P->High->getArg(0)->getSourceRange(), AC).empty()) {
+          sourceText(P->High->getArg(0)->getSourceRange(), AC).empty() ||
+          (P->LowDecl && !isRewritable(P->LowDecl->getSourceRange(), AC)) ||
+          (P->HighDecl && !isRewritable(P->HighDecl->getSourceRange(), AC))) {
         Ctx.missed(Caller, Loc, "the pair is written in a macro");
         continue;
       }
@@ -505,13 +544,31 @@ private:
         continue;
       }
       for (const PairSite *P : W.Sites) {
-        std::string Lo = sourceText(P->Low->getArg(0)->getSourceRange(), AC);
-        std::string Hi = sourceText(P->High->getArg(0)->getSourceRange(), AC);
         std::string Caller = P->Caller->getQualifiedNameAsString();
         LineCol Loc = lineCol(P->Or->getBeginLoc(), AC);
-        if (Error E =
-                Ctx.edits().replace(P->Or->getSourceRange(),
-                                    W.Name + "(" + Lo + ", " + Hi + ")", AC)) {
+        // A code held in a local keeps the float there instead: `T lo =
+        // h(a);` becomes `const float lo = a;`, evaluated where it was.
+        EditSet Edits(Ctx.source().Path);
+        std::string Args[2];
+        Error E = Error::success();
+        for (int I = 0; I < 2 && !E; ++I) {
+          const CallExpr *Call = I ? P->High : P->Low;
+          const DeclStmt *Decl = I ? P->HighDecl : P->LowDecl;
+          std::string Arg = sourceText(Call->getArg(0)->getSourceRange(), AC);
+          if (!Decl) {
+            Args[I] = Arg;
+            continue;
+          }
+          Args[I] = cast<VarDecl>(Decl->getSingleDecl())->getNameAsString();
+          E = Edits.replace(Decl->getSourceRange(),
+                            "const float " + Args[I] + " = " + Arg + ";", AC);
+        }
+        if (!E)
+          E = Edits.replace(P->Or->getSourceRange(),
+                            W.Name + "(" + Args[0] + ", " + Args[1] + ")", AC);
+        if (!E)
+          E = Ctx.edits().merge(Edits);
+        if (E) {
           Ctx.missed(Caller, Loc, toString(std::move(E)));
           continue;
         }
