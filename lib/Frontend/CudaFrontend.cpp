@@ -260,7 +260,10 @@ Error CudaFrontend::reparseSide(CudaSide Side, ParsedSource &Source) const {
   bool Failed = AST.Reparse(std::make_shared<PCHContainerOperations>(),
                             remappedFiles(Source.Path, Source.Code));
   if (Failed || Errors.getNumErrors() > 0 || hasStoredError(AST))
-    return diagnose(Side, Source.Path, Source.Code);
+    // A reparse reads the precompiled prefix again, which another process
+    // may have removed as stale since: parse the side afresh (with a prefix
+    // built again, or none) before calling the text broken.
+    return parseSide(Side, Source);
   scopeToMainFile(AST);
   return Error::success();
 }

@@ -110,8 +110,10 @@ std::optional<std::string> prefixHeaderFor(const std::vector<std::string> &Args,
   std::shared_ptr<CompilerInvocation> Inv = createInvocation(Argv, CIOpts);
   if (!Inv)
     return std::nullopt;
-  // Written beside its final name and renamed: concurrent tools each build
-  // a whole file, and readers never see half of one.
+  // Written beside its final name and linked there only if no other
+  // process did first: a published prefix never changes under a tool that
+  // parsed with it (its re-parses read it again), and no reader sees half
+  // of one.
   SmallString<256> Tmp;
   int FD;
   if (sys::fs::createUniqueFile(Path + ".%%%%%%.tmp", FD, Tmp))
@@ -129,10 +131,11 @@ std::optional<std::string> prefixHeaderFor(const std::vector<std::string> &Args,
   CI.createDiagnostics(new IgnoringDiagConsumer(), /*ShouldOwnClient=*/true);
   GeneratePCHAction Action;
   bool Ok = CI.ExecuteAction(Action) && !CI.getDiagnostics().hasErrorOccurred();
-  if (!Ok || sys::fs::rename(Tmp, Path)) {
-    sys::fs::remove(Tmp);
+  if (Ok && sys::fs::create_hard_link(Tmp, Path) && !sys::fs::exists(Path))
+    Ok = !sys::fs::rename(Tmp, Path); // a file system without hard links
+  sys::fs::remove(Tmp);
+  if (!Ok || !sys::fs::exists(Path))
     return std::nullopt;
-  }
   return std::string(Path);
 }
 
