@@ -194,7 +194,8 @@ Error CudaFrontend::diagnose(CudaSide Side, StringRef Path,
 Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
   std::vector<std::string> Args = argsFor(Side);
   std::optional<std::string> Prefix;
-  if (std::optional<std::string> Dir = prefixHeaderDir())
+  if (std::optional<std::string> Dir = prefixHeaderDir();
+      Dir && Opts.PrefixHeader)
     Prefix = prefixHeaderFor(Args, *Dir);
   if (Prefix && !parseSideWith(Side, Source, Prefix))
     return Error::success();

@@ -297,6 +297,9 @@ int main(int argc, char **argv) {
     return fail(InputError, "clang resource directory '" + FO.ResourceDir +
                                 "' not found; pass --resource-dir");
   append_range(FO.ExtraArgs, ClangArgs);
+  // A batch re-parses one input with many texts: the in-memory preamble
+  // alone serves it better than one chained to the precompiled prefix.
+  FO.PrefixHeader = !Batch.getNumOccurrences();
   CudaFrontend Frontend(FO);
   NvccResourceEstimator Estimator(Nvcc.getValue());
   PassManagerOptions PMOptions;
