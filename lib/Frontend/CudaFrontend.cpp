@@ -194,9 +194,8 @@ Error CudaFrontend::diagnose(CudaSide Side, StringRef Path,
 Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
   std::vector<std::string> Args = argsFor(Side);
   std::optional<std::string> Prefix;
-  if (std::optional<std::string> Dir = prefixHeaderDir();
-      Dir && Opts.PrefixHeader)
-    Prefix = prefixHeaderFor(Args, *Dir);
+  if (!Opts.PrefixHeaderDir.empty())
+    Prefix = prefixHeaderFor(Args, Opts.PrefixHeaderDir);
   if (Prefix && !parseSideWith(Side, Source, Prefix))
     return Error::success();
   if (!parseSideWith(Side, Source, std::nullopt)) {

@@ -17,8 +17,6 @@
 #include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/xxhash.h"
 
-#include <cstdlib>
-
 using namespace clang;
 using namespace llvm;
 
@@ -60,29 +58,6 @@ std::string headerStamps(const std::vector<std::string> &Args) {
 }
 
 } // namespace
-
-std::optional<std::string> prefixHeaderDir() {
-  std::optional<std::string> Off = sys::Process::GetEnv("KOPT_PREFIX_PCH");
-  if (Off && (*Off == "off" || *Off == "0"))
-    return std::nullopt;
-  SmallString<256> Dir;
-  if (std::optional<std::string> D = sys::Process::GetEnv("KOPT_CACHE_DIR");
-      D && !D->empty())
-    Dir = *D;
-  else if (std::optional<std::string> X =
-               sys::Process::GetEnv("XDG_CACHE_HOME");
-           X && !X->empty())
-    sys::path::append(Dir, *X, "kopt");
-  else if (std::optional<std::string> H = sys::Process::GetEnv("HOME");
-           H && !H->empty())
-    sys::path::append(Dir, *H, ".cache", "kopt");
-  else {
-    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Dir);
-    sys::path::append(Dir, "kopt-cache");
-  }
-  sys::path::append(Dir, "pch");
-  return std::string(Dir);
-}
 
 std::optional<std::string> prefixHeaderFor(const std::vector<std::string> &Args,
                                            StringRef Dir) {

@@ -14,6 +14,7 @@
 
 #include "kopt/Analysis/KernelInfo.h"
 #include "kopt/Driver/NvccResourceEstimator.h"
+#include "kopt/Eval/DeviceProbe.h"
 #include "kopt/Frontend/CompileFlags.h"
 #include "kopt/Frontend/CudaFrontend.h"
 #include "kopt/Passes/BuiltinPasses.h"
@@ -29,6 +30,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -297,9 +299,15 @@ int main(int argc, char **argv) {
     return fail(InputError, "clang resource directory '" + FO.ResourceDir +
                                 "' not found; pass --resource-dir");
   append_range(FO.ExtraArgs, ClangArgs);
-  // A batch re-parses one input with many texts: the in-memory preamble
-  // alone serves it better than one chained to the precompiled prefix.
-  FO.PrefixHeader = !Batch.getNumOccurrences();
+  // The precompiled prefix lives in the cache directory kopt-bench uses. A
+  // batch re-parses one input with many texts: the in-memory preamble alone
+  // serves it better than one chained to the prefix.
+  if (std::optional<std::string> Off = sys::Process::GetEnv("KOPT_PREFIX_PCH");
+      !Batch.getNumOccurrences() && !(Off && (*Off == "off" || *Off == "0"))) {
+    SmallString<256> Dir(eval::defaultCacheDir());
+    sys::path::append(Dir, "pch");
+    FO.PrefixHeaderDir = std::string(Dir);
+  }
   CudaFrontend Frontend(FO);
   NvccResourceEstimator Estimator(Nvcc.getValue());
   PassManagerOptions PMOptions;

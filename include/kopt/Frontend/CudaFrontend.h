@@ -32,11 +32,12 @@ struct FrontendOptions {
   /// Further Clang flags (after `--` on the command line, or translated from a
   /// compilation database).
   std::vector<std::string> ExtraArgs;
-  /// Parse from the precompiled prefix (PrefixHeader.h). Off where one parse
-  /// is re-parsed with many texts (kopt-opt --batch): a preamble chained to
-  /// the prefix makes those re-parses slower than the in-memory preamble
-  /// alone (32 jobs on softmax_f32: 3.7 s instead of 2.9 s).
-  bool PrefixHeader = true;
+  /// The directory that keeps the precompiled prefix (PrefixHeader.h);
+  /// empty parses without one. kopt-opt gives $KOPT_CACHE_DIR/pch (or the
+  /// default cache directory's pch/), but not with --batch: a preamble
+  /// chained to the prefix makes a batch's many re-parses slower than the
+  /// in-memory preamble alone (32 jobs on softmax_f32: 3.7 s, not 2.9 s).
+  std::string PrefixHeaderDir;
 };
 
 enum class CudaSide { Device, Host };

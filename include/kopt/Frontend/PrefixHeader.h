@@ -9,7 +9,8 @@
 // `-include-pch`: the file then starts from the same state as if the prefix
 // were parsed again (the same headers, macros and declarations), and the
 // implicit includes, which re-include headers the PCH already holds, are
-// skipped by their include guards.
+// skipped by their include guards. The tool chooses the directory
+// (FrontendOptions::PrefixHeaderDir).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,11 +24,6 @@
 #include <vector>
 
 namespace kopt {
-
-/// The directory holding the precompiled prefixes: $KOPT_CACHE_DIR/pch,
-/// else $XDG_CACHE_HOME/kopt/pch, ~/.cache/kopt/pch, or a temporary
-/// directory's kopt-cache/pch. KOPT_PREFIX_PCH=off turns the cache off.
-std::optional<std::string> prefixHeaderDir();
 
 /// The precompiled prefix for a parse with Args (the Clang arguments without
 /// the driver name and the file: CudaFrontend::argsFor), built and stored
