@@ -81,6 +81,7 @@
 
 #include "InOrderTail.h"
 #include "SourceLayout.h"
+#include "TreeGuard.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
@@ -133,66 +134,6 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
       return std::set<int64_t>();
     }
     return std::get<std::set<int64_t>>(Sizes);
-  }
-
-  /// Why a launch of K has a constant block that the rewrite can never
-  /// take (not 1-D, or not a power of two of 32 to 1024 threads).
-  static std::optional<std::string> misfitLaunch(const ProgramInfo &Info,
-                                                 const KernelInfo &K) {
-    for (const LaunchSite *L : Info.launchesOf(K.Name)) {
-      const DimValue &B = L->Block.Value;
-      if ((B.Y && *B.Y != 1) || (B.Z && *B.Z != 1))
-        return "the launch at " + str(L->Loc) + " uses the block '" +
-               L->Block.Text + "', not a 1-D one";
-      if (B.X && (*B.X < 32 || *B.X > 1024 || !isPowerOf2_64(uint64_t(*B.X))))
-        return "the launch at " + str(L->Loc) + " uses " +
-               std::to_string(*B.X) +
-               " threads: the rewrite needs a power of two (the only sizes "
-               "the tree is right for) of at least 32 (whole warps)";
-    }
-    return std::nullopt;
-  }
-
-  /// The condition under which a tree checked at run time is rewritten
-  /// (Sizes empty: the launches' block sizes are not known here; or the
-  /// tree starts from a variable): the block is a 1-D power of two of at
-  /// least 32 threads, and the variable equals blockDim.x. Every operand is
-  /// the same in all threads of a block, so the whole block takes one
-  /// branch and the barriers in each are reached by all of its threads.
-  static std::string runTimeGuard(const ReductionTree &T,
-                                  const std::set<int64_t> &Sizes) {
-    std::string Guard;
-    if (Sizes.empty())
-      Guard = "(blockDim.x & (blockDim.x - 1)) == 0 && blockDim.x >= 32 && "
-              "blockDim.y == 1 && blockDim.z == 1";
-    if (T.BlockSize)
-      Guard += (Guard.empty() ? "" : " && ") +
-               std::string("static_cast<long "
-                           "long>(") +
-               T.BlockSize->getNameAsString() +
-               ") == static_cast<long long>(blockDim.x)";
-    return Guard;
-  }
-
-  /// Out (a block `{ ... }` replacing the tree from Begin to End) under the
-  /// run-time guard, the original tree in the else branch; Out itself when
-  /// no guard is needed.
-  static std::string guarded(const ReductionTree &T,
-                             const std::set<int64_t> &Sizes, std::string Out,
-                             StringRef Code, unsigned Begin, unsigned End,
-                             StringRef In) {
-    std::string Guard = runTimeGuard(T, Sizes);
-    if (Guard.empty())
-      return Out;
-    std::string Original = Code.slice(Begin, End).str();
-    std::string Indented;
-    for (char C : Original) {
-      Indented += C;
-      if (C == '\n')
-        Indented += "  ";
-    }
-    return "if (" + Guard + ") " + Out + " else {\n" + In.str() + "  " +
-           Indented + "\n" + In.str() + "}";
   }
 
   /// The context of a tree in a helper: every caller is a kernel of this
@@ -489,28 +430,6 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     return true;
   }
 
-  /// "128, 256" for the remarks.
-  static std::string sizeList(const std::set<int64_t> &Sizes) {
-    SmallVector<std::string> Text;
-    for (int64_t S : Sizes)
-      Text.push_back(std::to_string(S));
-    return join(Text, ", ");
-  }
-
-  /// "128, 256 threads", or what the run-time guard checks.
-  static std::string sizeList(const std::set<int64_t> &Sizes,
-                              const ReductionTree *T) {
-    std::string Known = Sizes.empty()
-                            ? "a power of two of at least 32 threads, 1-D"
-                            : sizeList(Sizes) + " threads";
-    if (T->BlockSize)
-      Known +=
-          ", where '" + T->BlockSize->getNameAsString() + "' equals blockDim.x";
-    if (Sizes.empty() || T->BlockSize)
-      Known += " (checked at run time; other blocks run the original tree)";
-    return Known;
-  }
-
   void rewrite(PassContext &Ctx, StringRef Name, const ReductionTree &T,
                const std::set<int64_t> &Sizes) {
     ASTContext &AC = Ctx.deviceContext();
@@ -556,7 +475,7 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
        << In << "  }\n"
        << In << "  __syncthreads();\n"
        << In << "}";
-    Out = guarded(T, Sizes, Out, Code, StoreAt->first, LoopAt->second, In);
+    Out = guardedTree(T, Sizes, Out, Code, StoreAt->first, LoopAt->second, In);
     if (!replaceTree(Ctx, Name, T.Loc, StoreAt->first, LoopAt->second, Out))
       return;
     Ctx.applied(Name, T.Loc,
@@ -564,7 +483,7 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
                     ", " + Elem +
                     ") with __shfl_xor_sync warp reductions "
                     "and one slot per warp, for blocks of " +
-                    sizeList(Sizes, &T) +
+                    sizeList(Sizes, T) +
                     (T.Add && T.Element->isFloatingType()
                          ? "; the floating-point sum is reassociated"
                          : ""));
@@ -586,8 +505,8 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
                         "tree not rewritten: it is written in a macro");
     std::string In = indentAt(Ctx.source().Code, StoreAt->first);
     std::string Out =
-        guarded(T, Sizes, inOrderTailText(T, AC, In), Ctx.source().Code,
-                StoreAt->first, LoopAt->second, In);
+        guardedTree(T, Sizes, inOrderTailText(T, AC, In), Ctx.source().Code,
+                    StoreAt->first, LoopAt->second, In);
     PlannedTail Planned(Ctx.source().Path);
     Planned.Function = Name;
     Planned.Loc = T.Loc;
@@ -608,7 +527,7 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
                       "over '" +
                       T.Array->getNameAsString() + "' (+, " + Elem +
                       ") into warp 0 as __shfl_down_sync, for blocks of " +
-                      sizeList(Sizes, &T) +
+                      sizeList(Sizes, T) +
                       ": each lane adds the pair the tree adds, in "
                       "the same order (exact; reassociate=true rewrites the "
                       "whole tree)";

@@ -1,0 +1,83 @@
+//===- TreeGuard.cpp - warp-reduce's run-time check of a tree -------------===//
+
+#include "TreeGuard.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace llvm;
+
+namespace kopt {
+
+std::optional<std::string> misfitLaunch(const ProgramInfo &Info,
+                                        const KernelInfo &K) {
+  for (const LaunchSite *L : Info.launchesOf(K.Name)) {
+    const DimValue &B = L->Block.Value;
+    if ((B.Y && *B.Y != 1) || (B.Z && *B.Z != 1))
+      return "the launch at " + str(L->Loc) + " uses the block '" +
+             L->Block.Text + "', not a 1-D one";
+    if (B.X && (*B.X < 32 || *B.X > 1024 || !isPowerOf2_64(uint64_t(*B.X))))
+      return "the launch at " + str(L->Loc) + " uses " + std::to_string(*B.X) +
+             " threads: the rewrite needs a power of two (the only sizes "
+             "the tree is right for) of at least 32 (whole warps)";
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// The condition under which the tree is rewritten, or "" if none is
+/// needed.
+std::string runTimeCheck(const ReductionTree &T,
+                         const std::set<int64_t> &Sizes) {
+  std::string Check;
+  if (Sizes.empty())
+    Check = "(blockDim.x & (blockDim.x - 1)) == 0 && blockDim.x >= 32 && "
+            "blockDim.y == 1 && blockDim.z == 1";
+  if (T.BlockSize)
+    Check += (Check.empty() ? "" : " && ") +
+             std::string("static_cast<long long>(") +
+             T.BlockSize->getNameAsString() +
+             ") == static_cast<long long>(blockDim.x)";
+  return Check;
+}
+
+} // namespace
+
+std::string guardedTree(const ReductionTree &T, const std::set<int64_t> &Sizes,
+                        std::string Out, StringRef Code, unsigned Begin,
+                        unsigned End, StringRef Indent) {
+  std::string Check = runTimeCheck(T, Sizes);
+  if (Check.empty())
+    return Out;
+  std::string Indented;
+  for (char C : Code.slice(Begin, End)) {
+    Indented += C;
+    if (C == '\n')
+      Indented += "  ";
+  }
+  return "if (" + Check + ") " + Out + " else {\n" + Indent.str() + "  " +
+         Indented + "\n" + Indent.str() + "}";
+}
+
+std::string sizeList(const std::set<int64_t> &Sizes) {
+  SmallVector<std::string> Text;
+  for (int64_t S : Sizes)
+    Text.push_back(std::to_string(S));
+  return join(Text, ", ");
+}
+
+std::string sizeList(const std::set<int64_t> &Sizes, const ReductionTree &T) {
+  std::string Known = Sizes.empty()
+                          ? "a power of two of at least 32 threads, 1-D"
+                          : sizeList(Sizes) + " threads";
+  if (T.BlockSize)
+    Known +=
+        ", where '" + T.BlockSize->getNameAsString() + "' equals blockDim.x";
+  if (Sizes.empty() || T.BlockSize)
+    Known += " (checked at run time; other blocks run the original tree)";
+  return Known;
+}
+
+} // namespace kopt
