@@ -146,13 +146,13 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
       return Missed(K.Loc, toString(std::move(E)));
 
     unsigned Split = 0, Carrying = 0, Owned = 0, Reduced = 0;
-    bool Rounding = false;
+    bool Rounding = false, Zeros = false;
     for (const RowLoop &L : P.Loops) {
       (L.Split ? Split : Carrying) += 1;
       Owned += L.OwnedStores.size();
       Reduced += !L.Accumulators.empty();
       for (const Accumulator &A : L.Accumulators)
-        Rounding |= !A.Exact;
+        (A.Kind == Accumulator::Sum ? Rounding : Zeros) |= !A.Exact;
     }
     KC.applied(
         K.Loc,
@@ -164,6 +164,9 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
                        (Rounding ? ", floating-point sums in "
                                    "another order"
                                  : "") +
+                       (Zeros ? ", floating-point selections may keep "
+                                "-0.0 for +0.0"
+                              : "") +
                        ")"
                  : Twine("")) +
             ", " + Twine(Carrying) + " run by each in the original order" +
@@ -296,9 +299,7 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
       if (A.Kind == Accumulator::Sum)
         Before += In + "if (kopt_lane != 0u)\n" + In + "  " + V + " = 0;\n";
       auto Fold = [&](const std::string &Other) {
-        return A.Kind == Accumulator::Sum
-                   ? V + " += " + Other + ";"
-                   : V + " = " + A.Combine + "(" + V + ", " + Other + ");";
+        return foldStatement(A, T, Other);
       };
       After += "\n" + In +
                "for (unsigned kopt_o = " + std::to_string(Width / 2) +

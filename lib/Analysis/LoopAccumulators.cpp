@@ -14,6 +14,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/FoldingSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -61,8 +62,59 @@ std::optional<Update> matchMinMax(const VarDecl *V, const Expr *Target,
   return std::nullopt;
 }
 
+/// `v = fma(a, b, v)` (fmaf, fma, __fmaf_rn, __fma_rn): a sum of products.
+std::optional<Update> matchFma(const VarDecl *V, const Expr *Target,
+                               const Expr *RHS) {
+  const auto *C = dyn_cast<CallExpr>(RHS->IgnoreParenImpCasts());
+  const FunctionDecl *F = C ? C->getDirectCallee() : nullptr;
+  if (!F || !F->getIdentifier() || C->getNumArgs() != 3 ||
+      !is_contained({"fmaf", "fma", "__fmaf_rn", "__fma_rn"}, F->getName()) ||
+      referencedVar(C->getArg(2)->IgnoreParenImpCasts()) != V)
+    return std::nullopt;
+  return Update{V, Accumulator::Sum, "", {Target, C->getArg(2)}};
+}
+
+bool sameValue(const Expr *A, const Expr *B, const ASTContext &Ctx) {
+  if (A->HasSideEffects(Ctx) || B->HasSideEffects(Ctx))
+    return false;
+  FoldingSetNodeID IA, IB;
+  A->IgnoreParenImpCasts()->Profile(IA, Ctx, /*Canonical=*/true);
+  B->IgnoreParenImpCasts()->Profile(IB, Ctx, /*Canonical=*/true);
+  return IA == IB;
+}
+
+/// A selection `v = e` taken when Cond holds: Cond must say that e is
+/// greater (a maximum) or smaller (a minimum) than v, as `e > v`, `e >= v`,
+/// `v < e`, `v <= e` or their mirror images for a minimum, with e the
+/// value assigned. Any other test (`v > e` keeping v, which lets a NaN e
+/// in) depends on the order.
+std::optional<Update> matchSelect(const VarDecl *V, const Expr *Target,
+                                  const Expr *Taken, const Expr *Cond,
+                                  const Expr *Kept, const ASTContext &Ctx) {
+  const auto *B = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
+  if (!B || !B->isRelationalOp() || referencedVar(Taken) == V)
+    return std::nullopt;
+  const Expr *L = B->getLHS()->IgnoreParenImpCasts();
+  const Expr *R = B->getRHS()->IgnoreParenImpCasts();
+  bool Greater = B->getOpcode() == BO_GT || B->getOpcode() == BO_GE;
+  const Expr *Old = nullptr;
+  if (referencedVar(R) == V && sameValue(L, Taken, Ctx))
+    Old = R; // e > v
+  else if (referencedVar(L) == V && sameValue(R, Taken, Ctx)) {
+    Old = L; // v < e
+    Greater = !Greater;
+  }
+  if (!Old || (Kept && referencedVar(Kept->IgnoreParenImpCasts()) != V))
+    return std::nullopt;
+  Update U{V, Greater ? Accumulator::Max : Accumulator::Min, "", {Target, Old}};
+  if (Kept)
+    U.OwnRefs.push_back(Kept);
+  return U;
+}
+
 /// The update S makes to V, when it is one of the forms of the header.
-std::optional<Update> matchUpdate(const Stmt *S, const VarDecl *V) {
+std::optional<Update> matchUpdate(const Stmt *S, const VarDecl *V,
+                                  const IfStmt *Guard, const ASTContext &Ctx) {
   if (const auto *U = dyn_cast<UnaryOperator>(S))
     if (U->isIncrementDecrementOp())
       return Update{V, Accumulator::Sum, "", {U->getSubExpr()}};
@@ -74,6 +126,15 @@ std::optional<Update> matchUpdate(const Stmt *S, const VarDecl *V) {
   if (B->getOpcode() != BO_Assign)
     return std::nullopt;
   const Expr *RHS = B->getRHS()->IgnoreParenImpCasts();
+  if (Guard) // if (e > v) v = e;
+    if (std::optional<Update> U =
+            matchSelect(V, B->getLHS(), RHS, Guard->getCond(), nullptr, Ctx))
+      return U;
+  if (const auto *T = dyn_cast<ConditionalOperator>(RHS)) // v = e > v ? e : v
+    return matchSelect(V, B->getLHS(), T->getTrueExpr()->IgnoreParenImpCasts(),
+                       T->getCond(), T->getFalseExpr(), Ctx);
+  if (std::optional<Update> U = matchFma(V, B->getLHS(), RHS))
+    return U;
   if (const auto *Sum = dyn_cast<BinaryOperator>(RHS)) {
     bool Add = Sum->getOpcode() == BO_Add;
     if (!Add && Sum->getOpcode() != BO_Sub)
@@ -102,6 +163,17 @@ Decision<std::vector<Accumulator>> loopAccumulators(const ForStmt *Loop,
   DenseMap<const VarDecl *, unsigned> Index;
   SmallPtrSet<const Expr *, 8> Allowed; // references updates make
   std::optional<Refusal> Why;
+  // `if (c) v = e;` with nothing else in the if: the guard of a selection.
+  DenseMap<const Stmt *, const IfStmt *> Guards;
+  forEachSubStmt(Loop, [&](const Stmt *S) {
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (!If || If->getElse() || If->hasInitStorage() || If->hasVarStorage())
+      return;
+    const Stmt *Then = If->getThen();
+    if (const auto *CS = dyn_cast<CompoundStmt>(Then); CS && CS->size() == 1)
+      Then = CS->body_front();
+    Guards[Then] = If;
+  });
   forEachSubStmt(Loop, [&](const Stmt *S) {
     if (Why || S == Loop->getInc())
       return;
@@ -110,14 +182,14 @@ Decision<std::vector<Accumulator>> loopAccumulators(const ForStmt *Loop,
     if (!V || Inside.count(V) || (CL && V == CL->Var))
       return;
     std::optional<Update> U = referencedVar(W->Target->IgnoreParens()) == V
-                                  ? matchUpdate(S, V)
+                                  ? matchUpdate(S, V, Guards.lookup(S), Ctx)
                                   : std::nullopt;
     if (!U) {
       Why = Refuse(S, "'" + oneLine(sourceText(S->getSourceRange(), Ctx)) +
                           "' writes '" + V->getName() +
                           "', which the loop carries, other than as a sum "
-                          "(+=, -=, ++) or a maximum or minimum (fmaxf, "
-                          "max, fminf, min)");
+                          "(+=, -=, ++, fmaf) or a maximum or minimum "
+                          "(fmaxf, max, fminf, min, 'if (e > v) v = e')");
       return;
     }
     if (!isShuffleType(V->getType().getCanonicalType())) {
@@ -132,8 +204,10 @@ Decision<std::vector<Accumulator>> loopAccumulators(const ForStmt *Loop,
       A.Var = V;
       A.Kind = U->Kind;
       A.Combine = U->Combine;
-      A.Exact =
-          U->Kind != Accumulator::Sum || !V->getType()->isRealFloatingType();
+      // A selection keeps the first (or last) of equal values: -0.0 or
+      // +0.0 depends on the order.
+      A.Exact = (U->Kind != Accumulator::Sum && !U->Combine.empty()) ||
+                !V->getType()->isRealFloatingType();
       Result.push_back(A);
     } else if (Result[It->second].Kind != U->Kind ||
                Result[It->second].Combine != U->Combine) {
@@ -159,6 +233,27 @@ Decision<std::vector<Accumulator>> loopAccumulators(const ForStmt *Loop,
                              "'), which another thread's share would change");
     }
   return Result;
+}
+
+std::string combineExpr(const Accumulator &A, StringRef X, StringRef Y) {
+  if (A.Kind == Accumulator::Sum)
+    return (X + " + " + Y).str();
+  if (!A.Combine.empty())
+    return (A.Combine + "(" + X + ", " + Y + ")").str();
+  return (Y + (A.Kind == Accumulator::Max ? " > " : " < ") + X + " ? " + Y +
+          " : " + X)
+      .str();
+}
+
+std::string foldStatement(const Accumulator &A, StringRef Type,
+                          StringRef Other) {
+  std::string V = A.Var->getNameAsString();
+  if (A.Kind == Accumulator::Sum)
+    return V + " += " + Other.str() + ";";
+  if (!A.Combine.empty())
+    return V + " = " + combineExpr(A, V, Other) + ";";
+  return "{ const " + Type.str() + " kopt_y = " + Other.str() + "; " + V +
+         " = " + combineExpr(A, V, "kopt_y") + "; }";
 }
 
 } // namespace kopt

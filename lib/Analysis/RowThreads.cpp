@@ -201,12 +201,18 @@ private:
       return refuse(L.For, "the loop changes its own counter");
     for (const Accumulator &A : Accs)
       if (!A.Exact && !Reassociate)
-        return refuse(L.For, "the loop sums the floating-point '" +
-                                 A.Var->getName() +
-                                 "': dividing it among the row's threads "
-                                 "adds in another order (reassociate=true "
-                                 "allows it; results may differ in "
-                                 "rounding)");
+        return refuse(
+            L.For,
+            A.Kind == Accumulator::Sum
+                ? "the loop sums the floating-point '" + A.Var->getName() +
+                      "': dividing it among the row's threads "
+                      "adds in another order (reassociate=true "
+                      "allows it; results may differ in rounding)"
+                : "the loop keeps the floating-point '" + A.Var->getName() +
+                      "' by comparison: divided among the row's "
+                      "threads, which of two equal values (-0.0, "
+                      "+0.0) it keeps depends on the order "
+                      "(reassociate=true allows it)");
     std::optional<CountedLoop> CL = matchCountedLoop(L.For);
     if (!CL || !isa<DeclStmt>(L.For->getInit()) ||
         (CL->Step && !isOne(CL->Step)) ||

@@ -9,9 +9,12 @@
 //   * every variable declared outside the loop that the loop writes (its
 //     own counter's step aside) is an accumulator: each write is
 //     `v += e`, `v -= e`, `v = v + e`, `v = e + v`, `v = v - e`, `++v`,
-//     `v++`, `--v`, `v--` (a sum), or `v = f(v, e)` / `v = f(e, v)` with f
-//     one of fmaxf, fmax, max (a maximum) or fminf, fmin, min (a minimum);
-//     one kind per variable;
+//     `v++`, `--v`, `v--`, `v = fmaf(a, b, v)` (fma, __fmaf_rn,
+//     __fma_rn: a sum), or `v = f(v, e)` / `v = f(e, v)` with f one of
+//     fmaxf, fmax, max (a maximum) or fminf, fmin, min (a minimum), or a
+//     selection `if (e > v) v = e;` / `v = e > v ? e : v;` (a maximum;
+//     `>=`, `v < e` alike; `<` a minimum) with e the same side-effect-free
+//     expression in the test and the assignment; one kind per variable;
 //   * e reads no accumulator of the loop, and nothing else in the loop
 //     reads one: a thread's partial value decides nothing;
 //   * the variable is a built-in integer or floating-point scalar that
@@ -22,7 +25,10 @@
 // commutative), integer maxima and minima, and floating-point maxima and
 // minima through fmaxf/fminf/fmax/fmin (which return the other operand of a
 // NaN, and so do not depend on the order either). A floating-point sum in
-// another order rounds differently: Accumulator::Exact is false.
+// another order rounds differently, and a floating-point selection keeps
+// the first of two values that compare equal (-0.0 and +0.0), which the
+// order decides: Accumulator::Exact is false. (A selection never takes a
+// NaN e, in any order.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +51,8 @@ struct Accumulator {
   const clang::VarDecl *Var = nullptr;
   KindT Kind = Sum;
   /// The function that combines two partial values of a maximum or
-  /// minimum, as the loop calls it (`fmaxf`); empty for sums.
+  /// minimum, as the loop calls it (`fmaxf`); empty for sums and
+  /// selections.
   std::string Combine;
   /// Whether combining partial values in another order gives the same bits.
   bool Exact = true;
@@ -56,6 +63,19 @@ struct Accumulator {
 /// writes no outer variable has none.
 Decision<std::vector<Accumulator>> loopAccumulators(const clang::ForStmt *Loop,
                                                     clang::ASTContext &Ctx);
+
+/// The expression that combines A's partial value \p X with \p Y, the
+/// partial value of later elements: `X + Y`, `fmaxf(X, Y)`, or for a
+/// selection `Y > X ? Y : X` (X and Y are names: they may be read twice).
+std::string combineExpr(const Accumulator &A, llvm::StringRef X,
+                        llvm::StringRef Y);
+
+/// The statement that folds \p Other, a partial value of later elements
+/// evaluated once (a shuffle), into A's variable: `v += Other;`, `v =
+/// fmaxf(v, Other);`, or `{ const T kopt_y = Other; v = kopt_y > v ? kopt_y
+/// : v; }` with T \p Type.
+std::string foldStatement(const Accumulator &A, llvm::StringRef Type,
+                          llvm::StringRef Other);
 
 } // namespace kopt
 

@@ -124,7 +124,7 @@ __global__ void reads_partial(const float *__restrict__ a, float *__restrict__ y
   }
 }
 
-// CHECK-DAG: reductions.cu:[[@LINE+8]]:7: remark: thread-per-row kernel not re-mapped: the loop carries more than a reduction: 'best = k' writes 'best', which the loop carries, other than as a sum (+=, -=, ++) or a maximum or minimum (fmaxf, max, fminf, min) [-Rpass-missed=row-reduce]
+// CHECK-DAG: reductions.cu:[[@LINE+8]]:7: remark: thread-per-row kernel not re-mapped: the loop carries more than a reduction: 'best = k' writes 'best', which the loop carries, other than as a sum (+=, -=, ++, fmaf) or a maximum or minimum (fmaxf, max, fminf, min, 'if (e > v) v = e') [-Rpass-missed=row-reduce]
 __global__ void argmax(const float *__restrict__ a, int *__restrict__ y, int m,
                        int n) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;

@@ -62,6 +62,45 @@ __global__ void stats_rows(const float *__restrict__ v, int *__restrict__ cnt,
   lo[row] = bottom;
 }
 
+// Integer selections, written as real code writes a maximum and a minimum
+// (exact: the same bits in any order).
+__global__ void iselect_rows(const int *__restrict__ iv, int *__restrict__ hi,
+                             int *__restrict__ lo, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= m)
+    return;
+  int big = -2147483647 - 1, small = 2147483647;
+  for (int j = 0; j < n; ++j) {
+    if (iv[(long long)row * n + j] > big)
+      big = iv[(long long)row * n + j];
+    small = iv[(long long)row * n + j] <= small ? iv[(long long)row * n + j]
+                                                 : small;
+  }
+  hi[row] = big;
+  lo[row] = small;
+}
+
+// A floating-point selection (NaNs never taken) and a dot product through
+// fmaf: split with reassociate=true.
+__global__ void fselect_rows(const float *__restrict__ v,
+                             const float *__restrict__ w,
+                             float *__restrict__ top, float *__restrict__ dot,
+                             int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float best = -INFINITY, d = 0.0f;
+    for (int j = 0; j < n; ++j) {
+      const float e = v[row * n + j];
+      if (best < e) {
+        best = e;
+      }
+      d = fmaf(w[row * n + j], w[row * n + j], d);
+    }
+    top[row] = best;
+    dot[row] = d;
+  }
+}
+
 // Layer norm a row: two floating-point sums, then a split output loop.
 __global__ void norm_rows(const float *__restrict__ x, float *__restrict__ out,
                           int m, int n) {
@@ -123,8 +162,17 @@ static void runCase(int m, int n, int block) {
   for (float &f : hn)
     if (std::isnan(f))
       f = 1.5f;
+  std::vector<int> hi32(count);
+  for (size_t i = 0; i < count; ++i)
+    hi32[i] = rand() % 2001 - 1000;
   __half *A = upload(hA), *x = upload(hx);
   float *v = upload(hv), *xn = upload(hn);
+  int *iv = upload(hi32), *ihi, *ilo;
+  float *ftop, *fdot;
+  CHECK(cudaMalloc(&ihi, m * 4));
+  CHECK(cudaMalloc(&ilo, m * 4));
+  CHECK(cudaMalloc(&ftop, m * 4));
+  CHECK(cudaMalloc(&fdot, m * 4));
   float *y, *hi, *lo, *out;
   int *cnt;
   long long *isum;
@@ -141,11 +189,23 @@ static void runCase(int m, int n, int block) {
   dot_rows<<<grid, block>>>(A, x, y, m, n);
   stats_rows<<<grid, block>>>(v, cnt, isum, hi, lo, m, n);
   norm_rows<<<grid, block>>>(xn, out, m, n);
+  iselect_rows<<<grid, block>>>(iv, ihi, ilo, m, n);
+  fselect_rows<<<grid, block>>>(v, xn, ftop, fdot, m, n);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   std::vector<float> gy = download(y, m), gout = download(out, count);
-  bool dotOk = true, normOk = true;
+  std::vector<float> gtop = download(ftop, m), gdot = download(fdot, m);
+  bool dotOk = true, normOk = true, selOk = true;
   for (int r = 0; r < m; ++r) {
+    // The selection's value (-0.0 == +0.0: which one is the order's).
+    float best = -INFINITY;
+    double d = 0;
+    for (int k = 0; k < n; ++k) {
+      float e = hv[size_t(r) * n + k];
+      best = best < e ? e : best;
+      d += double(hn[size_t(r) * n + k]) * hn[size_t(r) * n + k];
+    }
+    selOk &= gtop[r] == best && close(gdot[r], d, 1e-5 * std::sqrt(double(n)));
     double want = 0, mean = 0, var = 0;
     for (int k = 0; k < n; ++k)
       want += double(__half2float(hA[size_t(r) * n + k])) *
@@ -161,16 +221,19 @@ static void runCase(int m, int n, int block) {
       normOk &= close(gout[size_t(r) * n + k],
                       (hn[size_t(r) * n + k] - mean) * rs, 1e-4);
   }
-  printf("m %d n %d block %d: dot %s norm %s counts %016llx sums %016llx "
-         "max %016llx min %016llx\n",
+  printf("m %d n %d block %d: dot %s norm %s select %s counts %016llx "
+         "sums %016llx max %016llx min %016llx imax %016llx imin %016llx\n",
          m, n, block, dotOk ? "ok" : "WRONG", normOk ? "ok" : "WRONG",
-         (unsigned long long)hash(download(cnt, m)),
+         selOk ? "ok" : "WRONG", (unsigned long long)hash(download(cnt, m)),
          (unsigned long long)hash(download(isum, m)),
          (unsigned long long)hash(download(hi, m)),
-         (unsigned long long)hash(download(lo, m)));
+         (unsigned long long)hash(download(lo, m)),
+         (unsigned long long)hash(download(ihi, m)),
+         (unsigned long long)hash(download(ilo, m)));
   for (void *p : {(void *)A, (void *)x, (void *)v, (void *)xn, (void *)y,
                   (void *)hi, (void *)lo, (void *)cnt, (void *)isum,
-                  (void *)out})
+                  (void *)out, (void *)iv, (void *)ihi, (void *)ilo,
+                  (void *)ftop, (void *)fdot})
     CHECK(cudaFree(p));
 }
 
