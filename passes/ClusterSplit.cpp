@@ -1,7 +1,8 @@
 //===- ClusterSplit.cpp - A block's group shared by a cluster -------------===//
 //
 // A kernel that gives each block a group (a row of a norm, a channel) and
-// walks it with block-stride loops finished by shared-memory trees runs one
+// walks it with block-stride loops that accumulate (then reduced by a tree,
+// warp shuffles or a helper, the pass does not mind how) runs one
 // block a group: sixteen groups of millions of elements keep 16 of the
 // H100's 132 multiprocessors busy. This pass adds a copy,
 // `<kernel>_kopt_cluster`, that runs each group on a thread-block cluster of
@@ -11,28 +12,32 @@
 //   __global__ void __cluster_dims__(C, 1, 1) k_kopt_cluster(...) {
 //     const unsigned kopt_group = blockIdx.x / Cu;  // blockIdx.x of the
 //     const unsigned kopt_rank = blockIdx.x % Cu;   // original
+//     __shared__ float kopt_cluster_buf0[1024];     // a type's partials
 //     ...
-//     for (int i = static_cast<int>(kopt_cluster_part(n, kopt_rank, C) +
+//     if (kopt_rank != 0u)                          // a sum's start, once
+//       s = 0;
+//     for (int i = static_cast<int>(kopt_cluster_part(n, kopt_rank, C,
+//                                                     blockDim.x) +
 //                                   (threadIdx.x));
-//          i < static_cast<int>(kopt_cluster_part(n, kopt_rank + 1u, C));
+//          i < static_cast<int>(kopt_cluster_part(n, kopt_rank + 1u, C,
+//                                                 blockDim.x));
 //          i += blockDim.x)                         // this block's part
-//
-// (the part's end implies `i < n` and fits its type; where the counter and
-// the bound differ in type, `(i < n) && static_cast<long long>(i) < end`)
 //       s += in[i];
-//     ... the kernel's tree over buf ...
-//     kopt_cluster_combine<C>(buf, [](float kopt_x, float kopt_y) {
-//       return kopt_x + kopt_y; });                 // buf[0] of the cluster
-//     ...
+//     s = kopt_cluster_combine<Cu>(kopt_cluster_buf0, s,
+//         [](float kopt_x, float kopt_y) { return kopt_x + kopt_y; });
+//     ... the kernel's own block reduction of s, unchanged ...
 //   }
 //
+// (the part's end implies `i < n` and fits its type; where the counter and
+// the bound differ in type, `(i < n) && static_cast<long long>(i) < end`).
 // kopt_cluster_part cuts [0, n) into C consecutive parts of a whole number
-// of 32 elements (the last one shorter or empty); kopt_cluster_combine
-// waits for the cluster, reads buf[0] of every block through distributed
-// shared memory in rank order, waits again (no block overwrites its buf[0]
-// or exits while another reads it) and leaves the total in each block's
-// buf[0], as the tree left the block's total there. Both are added once a
-// file. A floating-point sum is added in another order than the original
+// of blockDim.x elements (the last ones shorter or empty), so that element
+// i still falls to a thread with threadIdx.x == i % blockDim.x;
+// kopt_cluster_combine stores the thread's value, waits for the cluster,
+// reads that thread's value of every block through distributed shared
+// memory in rank order, and waits again (no block overwrites its values or
+// exits while another reads them). Both are added once a file. A
+// floating-point sum is added in another order than the original
 // (reassociate=true); maxima, minima and integer sums are the same values.
 //
 // Each launch runs the copy on C times the grid when the launch as written
@@ -65,6 +70,7 @@ using Replacement = std::tuple<unsigned, unsigned, std::string>;
 const char *const ClusterSuffix = "_kopt_cluster";
 const char *const FitsName = "kopt_cluster_split_fits";
 const char *const PartName = "kopt_cluster_part";
+const char *const CombineName = "kopt_cluster_combine";
 
 std::string fitsText() {
   return std::string(
@@ -104,44 +110,50 @@ std::string deviceHelpersText() {
              "// kopt cluster-split: where block kopt_r of a cluster of kopt_c "
              "blocks starts its\n"
              "// part of [0, kopt_n): consecutive parts of a whole number of "
-             "32 elements, the\n"
-             "// last ones shorter or empty (a function of its arguments "
-             "alone).\n"
+             "kopt_g elements\n"
+             "// (the block's width), the last ones shorter or empty (a "
+             "function of its\n"
+             "// arguments alone).\n"
              "static __device__ __forceinline__ __attribute__((const)) long "
              "long\n") +
          PartName +
-         "(long long kopt_n, unsigned kopt_r, unsigned kopt_c) {\n"
+         "(long long kopt_n, unsigned kopt_r, unsigned kopt_c, unsigned "
+         "kopt_g) {\n"
          "  if (kopt_n <= 0)\n"
          "    return 0;\n"
-         "  const long long kopt_size = ((kopt_n + kopt_c - 1) / kopt_c + "
-         "31) / 32 * 32;\n"
+         "  const long long kopt_size =\n"
+         "      ((kopt_n + kopt_c - 1) / kopt_c + kopt_g - 1) / kopt_g * "
+         "kopt_g;\n"
          "  return kopt_size * kopt_r < kopt_n ? kopt_size * kopt_r : "
          "kopt_n;\n"
          "}\n\n"
-         "// kopt cluster-split: kopt_a[0] of the cluster's blocks combined "
-         "in the order of\n"
-         "// their ranks into kopt_a[0] of each (every block gets the same "
-         "bits); the\n"
-         "// second wait keeps each block's kopt_a[0] until every block has "
+         "// kopt cluster-split: kopt_v of this thread and of the threads "
+         "of the same index\n"
+         "// in the cluster's other blocks, combined in the order of their "
+         "ranks (every\n"
+         "// block gets the same bits) through kopt_a, a shared array of "
+         "one value a\n"
+         "// thread; the second wait keeps kopt_a until every block has "
          "read it.\n"
          "template <unsigned kopt_c, typename kopt_T, typename kopt_Op>\n"
-         "static __device__ __forceinline__ void\n" +
-         ClusterCombineName +
-         "(kopt_T *kopt_a, kopt_Op kopt_op) {\n"
+         "static __device__ __forceinline__ kopt_T\n" +
+         CombineName +
+         "(kopt_T *kopt_a, kopt_T kopt_v, kopt_Op kopt_op) {\n"
+         "  const unsigned kopt_t =\n"
+         "      threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+         "threadIdx.z);\n"
+         "  kopt_a[kopt_t] = kopt_v;\n"
          "  __cluster_barrier_arrive();\n"
          "  __cluster_barrier_wait();\n"
-         "  kopt_T kopt_total =\n"
-         "      *static_cast<const kopt_T *>(__cluster_map_shared_rank(kopt_a, "
-         "0u));\n"
+         "  kopt_T kopt_total = static_cast<const kopt_T *>(\n"
+         "      __cluster_map_shared_rank(kopt_a, 0u))[kopt_t];\n"
          "  for (unsigned kopt_r = 1u; kopt_r < kopt_c; ++kopt_r)\n"
-         "    kopt_total = kopt_op(kopt_total, *static_cast<const kopt_T *>(\n"
+         "    kopt_total = kopt_op(kopt_total, static_cast<const kopt_T *>(\n"
          "                                         "
-         "__cluster_map_shared_rank(kopt_a, kopt_r)));\n"
+         "__cluster_map_shared_rank(kopt_a, kopt_r))[kopt_t]);\n"
          "  __cluster_barrier_arrive();\n"
          "  __cluster_barrier_wait();\n"
-         "  if (threadIdx.x == 0u)\n"
-         "    *kopt_a = kopt_total;\n"
-         "  __syncthreads();\n"
+         "  return kopt_total;\n"
          "}\n\n";
 }
 
@@ -236,20 +248,56 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
     Fits.committed(*Added);
     DeviceHelpers = true;
 
-    size_t Loops = P.Loops.size(), Trees = P.Trees.size();
+    size_t Loops = P.Loops.size();
+    std::string Names;
+    for (const ClusterLoop &L : P.Loops)
+      for (const Accumulator &A : L.Accumulators)
+        Names += (Names.empty() ? "'" : ", '") + A.Var->getNameAsString() + "'";
     KC.applied(
         K.Loc,
         "'" + NewName +
             "' shares each block's group among a cluster "
             "of " +
             Cs + " blocks: " + Twine(Loops) + " block-stride loop" +
-            (Loops == 1 ? "" : "s") + " divided among them, " + Twine(Trees) +
-            " block reduction" + (Trees == 1 ? "" : "s") +
-            " combined across the cluster" +
-            (P.Rounding ? " (floating-point sums in another order)" : "") +
+            (Loops == 1 ? "" : "s") + " divided among them, " + Names +
+            " combined thread by thread across the cluster" +
+            (P.Rounding ? " (floating-point values in another order)" : "") +
             "; " + Twine(Launches.size()) + " launch" +
             (Launches.size() == 1 ? " runs" : "es run") + " it with " + Cs +
             "x the grid when they hold fewer threads than the device");
+  }
+
+  /// Around loop L of the copy: before it, a sum's start is kept by rank
+  /// 0 alone; after it, each accumulator is combined thread by thread
+  /// through the shared array of its type (Buffers: one a type).
+  static bool combineEdits(const ClusterLoop &L, const std::string &Cs,
+                           std::vector<std::string> &Buffers, ASTContext &Ctx,
+                           std::vector<Replacement> &Edits) {
+    auto At = stmtOffsets(L.For, Ctx);
+    if (!At)
+      return false;
+    PrintingPolicy PP(Ctx.getLangOpts());
+    std::string In = indentOf(L.For->getBeginLoc(), Ctx);
+    std::string Before, After;
+    for (const Accumulator &A : L.Accumulators) {
+      std::string V = A.Var->getNameAsString();
+      std::string T = A.Var->getType().getUnqualifiedType().getAsString(PP);
+      if (A.Kind == Accumulator::Sum)
+        Before += "if (kopt_rank != 0u)\n" + In + "  " + V + " = 0;\n" + In;
+      auto It = llvm::find(Buffers, T);
+      std::string Buf = "kopt_cluster_buf" +
+                        std::to_string(It - Buffers.begin());
+      if (It == Buffers.end())
+        Buffers.push_back(T);
+      After += "\n" + In + V + " = " + CombineName + "<" + Cs + "u>(" + Buf +
+               ", " + V + ", [](" + T + " kopt_x, " + T +
+               " kopt_y) { return " + combineExpr(A, "kopt_x", "kopt_y") +
+               "; });";
+    }
+    if (!Before.empty())
+      Edits.emplace_back(At->first, 0, Before);
+    Edits.emplace_back(At->second, 0, After);
+    return true;
   }
 
   /// The kernel's definition as a cluster kernel (the file comment).
@@ -270,15 +318,16 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
              " blocks of a cluster share group kopt_group (the\n" + In +
              "// original's block): each takes a part of every block-stride "
              "loop and\n" +
-             In + "// the cluster combines the block reductions.\n" + In +
-             "const unsigned kopt_group = blockIdx.x / " + Cs + "u;\n" + In +
-             "const unsigned kopt_rank = blockIdx.x % " + Cs + "u;"}};
+             In + "// the cluster combines what they accumulate, thread by "
+             "thread.\n" + In}};
     std::vector<BuiltinUse> Uses = builtinUses(D->Body, Ctx);
     if (anyInMacro(Uses))
       return std::nullopt;
+    bool Group = false;
     for (const BuiltinUse &U : Uses) {
       if (U.Ref.Dim != 0)
         continue;
+      Group |= U.Ref.Var == BuiltinVar::BlockIdx;
       if (U.Ref.Var == BuiltinVar::BlockIdx)
         Edits.emplace_back(U.Begin, U.End - U.Begin, "kopt_group");
       else if (U.Ref.Var == BuiltinVar::GridDim)
@@ -294,6 +343,7 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
         return std::nullopt;
       std::string T = L.Var->getType().getUnqualifiedType().getAsString(PP);
       std::string Part = std::string(PartName) + "(" + Bound + ", kopt_rank";
+      std::string Width = "u, blockDim.x)";
       if (CondAt->first < InitAt->second)
         return std::nullopt;
       std::string ForIn = indentOf(L.For->getBeginLoc(), Ctx) + "     ";
@@ -308,7 +358,7 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
                             .getCanonicalType()
                             .getUnqualifiedType();
       std::string Var = L.Var->getNameAsString();
-      std::string End = Part + " + 1u, " + Cs + "u)";
+      std::string End = Part + " + 1u, " + Cs + Width;
       std::string Cond =
           VarT == BoundT
               ? Var + " < static_cast<" + T + ">(" + End + ")"
@@ -317,24 +367,22 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
                     ") < " + End;
       Edits.emplace_back(InitAt->first, CondAt->second - InitAt->first,
                          "static_cast<" + T + ">(" + Part + ", " + Cs +
-                             "u) +\n" + ForIn + "    (" +
+                             Width + " +\n" + ForIn + "    (" +
                              Code.slice(InitAt->first, InitAt->second).str() +
                              "));\n" + ForIn + Cond);
     }
-    for (const ReductionTree &T : P.Trees) {
-      auto At = stmtOffsets(T.Loop, Ctx);
-      if (!At)
+    std::vector<std::string> Buffers; // a type's array of partial values
+    for (const ClusterLoop &L : P.Loops)
+      if (!L.Accumulators.empty() && !combineEdits(L, Cs, Buffers, Ctx, Edits))
         return std::nullopt;
-      std::string Ty = T.Element.getUnqualifiedType().getAsString(PP);
-      std::string Op =
-          T.Add ? "kopt_x + kopt_y" : T.CalleeText + "(kopt_x, kopt_y)";
-      std::string I = indentOf(T.Loop->getBeginLoc(), Ctx);
-      Edits.emplace_back(At->second, 0,
-                         "\n" + I + ClusterCombineName + "<" + Cs + "u>(" +
-                             T.Array->getNameAsString() + ", [](" + Ty +
-                             " kopt_x, " + Ty + " kopt_y) { return " + Op +
-                             "; });");
-    }
+    std::string Arrays;
+    for (size_t I = 0; I < Buffers.size(); ++I)
+      Arrays += "\n" + In + "__shared__ " + Buffers[I] + " kopt_cluster_buf" +
+                std::to_string(I) + "[1024];";
+    std::get<2>(Edits[2]) +=
+        (Group ? "const unsigned kopt_group = blockIdx.x / " + Cs + "u;\n" + In
+               : "") +
+        "const unsigned kopt_rank = blockIdx.x % " + Cs + "u;" + Arrays;
     for (const auto &[Offset, Length, Text] : Edits)
       if (Offset < D->Begin || Offset + Length > D->End)
         return std::nullopt;

@@ -10,6 +10,7 @@
 #include "kopt/Analysis/CudaAST.h"
 #include "kopt/Analysis/LoopAccumulators.h"
 #include "kopt/Analysis/Mutation.h"
+#include "kopt/Analysis/ReductionTree.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
@@ -44,6 +45,32 @@ bool inside(const Stmt *S, const Stmt *Outer, ASTContext &AC) {
   SourceLocation L = S->getBeginLoc();
   return !SM.isBeforeInTranslationUnit(L, Outer->getBeginLoc()) &&
          !SM.isBeforeInTranslationUnit(Outer->getEndLoc(), L);
+}
+
+/// Whether Ref, a reference to a shared variable, is only read where it
+/// stands: `s`, `s.f`, `a[i]`, `a[i][j]` as values.
+bool isSharedRead(const DeclRefExpr *Ref, const ParentMap &Parents) {
+  const Stmt *Child = Ref;
+  for (const Stmt *P = Parents.getParent(Ref); P;
+       Child = P, P = Parents.getParent(P)) {
+    if (const auto *C = dyn_cast<ImplicitCastExpr>(P)) {
+      if (C->getCastKind() == CK_LValueToRValue)
+        return true;
+      if (C->getCastKind() == CK_ArrayToPointerDecay ||
+          C->getCastKind() == CK_NoOp)
+        continue;
+      return false;
+    }
+    if (isa<ParenExpr>(P))
+      continue;
+    if (const auto *S = dyn_cast<ArraySubscriptExpr>(P);
+        S && S->getBase() == Child)
+      continue;
+    if (const auto *M = dyn_cast<MemberExpr>(P); M && !M->isArrow())
+      continue;
+    return false;
+  }
+  return false;
 }
 
 /// `for (T i = threadIdx.x; i < N; i += blockDim.x)`, N one value in the
@@ -117,10 +144,27 @@ bool isShared(const ValueDecl *D) {
   return V && V->hasAttr<CUDASharedAttr>();
 }
 
+/// Whether E names (part of) a __shared__ variable itself: `s`, `s.f`,
+/// `a[i]` of a shared array, `a[i][j]`.
+bool isSharedObject(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *M = dyn_cast<MemberExpr>(E))
+    return !M->isArrow() && isSharedObject(M->getBase());
+  if (const auto *S = dyn_cast<ArraySubscriptExpr>(E)) {
+    const Expr *Base = S->getBase()->IgnoreParenImpCasts();
+    return Base->getType()->isArrayType() && isSharedObject(Base);
+  }
+  const auto *R = dyn_cast<DeclRefExpr>(E);
+  return R && isShared(R->getDecl());
+}
+
 /// A function of this file the kernel calls whose behaviour depends on
-/// its block: it reads blockIdx, gridDim or shared memory, or waits at a
-/// barrier. None when no call does.
-std::optional<Refusal> checkCalls(const FunctionDecl *F, ASTContext &AC) {
+/// its block: it reads blockIdx or gridDim (the copy renames them only in
+/// the kernel), or, called in a split loop, waits at a barrier or uses
+/// shared memory (the loop's body may do neither). None when no call does.
+std::optional<Refusal> checkCalls(const FunctionDecl *F,
+                                  const std::vector<ClusterLoop> &Loops,
+                                  ASTContext &AC) {
   std::optional<Refusal> Why;
   forEachSubStmt(F->getBody(), [&](const Stmt *S) {
     const auto *C = dyn_cast<CallExpr>(S);
@@ -132,6 +176,8 @@ std::optional<Refusal> checkCalls(const FunctionDecl *F, ASTContext &AC) {
         !AC.getSourceManager().isWrittenInMainFile(
             AC.getSourceManager().getExpansionLoc(Def->getLocation())))
       return;
+    bool InLoop = any_of(
+        Loops, [&](const ClusterLoop &L) { return inside(C, L.For, AC); });
     std::string What;
     forEachSubStmt(Def->getBody(), [&](const Stmt *X) {
       if (!What.empty())
@@ -140,29 +186,29 @@ std::optional<Refusal> checkCalls(const FunctionDecl *F, ASTContext &AC) {
         std::optional<BuiltinRef> B = matchBuiltin(E);
         if (B &&
             (B->Var == BuiltinVar::BlockIdx || B->Var == BuiltinVar::GridDim))
-          What = "reads blockIdx or gridDim";
+          What = "reads blockIdx or gridDim: the cluster's blocks would "
+                 "each see their own";
       }
-      if (isBarrierCall(X))
-        What = "waits at a barrier";
-      if (const auto *R = dyn_cast<DeclRefExpr>(X); R && isShared(R->getDecl()))
-        What = "uses shared memory";
+      if (InLoop && isBarrierCall(X))
+        What = "waits at a barrier, in a block-stride loop the cluster "
+               "divides";
+      if (const auto *R = dyn_cast<DeclRefExpr>(X);
+          InLoop && R && isShared(R->getDecl()))
+        What = "uses shared memory, in a block-stride loop the cluster "
+               "divides";
     });
     if (!What.empty())
-      Why = refuse("it calls '" + Def->getNameAsString() + "', which " + What +
-                       ": the cluster's blocks would each see their own",
+      Why = refuse("it calls '" + Def->getNameAsString() + "', which " + What,
                    C, AC);
   });
   return Why;
 }
 
-/// The accumulators of split loop L: started at the operation's identity
-/// where it matters and read after the loop only as the value of a tree
-/// of the same operation. Feeds maps each accumulator to its tree.
-std::optional<Refusal>
-checkAccumulators(const ClusterLoop &L, const FunctionDecl *F,
-                  const std::vector<ReductionTree> &Trees,
-                  std::map<const ReductionTree *, const VarDecl *> &Feeds,
-                  ASTContext &AC) {
+/// The accumulators of split loop L (LoopAccumulators.h), each a local of
+/// the kernel, combined after the loop thread by thread; a floating-point
+/// sum or selection only with Reassociate (Rounding).
+std::optional<Refusal> checkAccumulators(ClusterLoop &L, bool Reassociate,
+                                         bool &Rounding, ASTContext &AC) {
   Decision<std::vector<Accumulator>> D = loopAccumulators(L.For, AC);
   if (auto *Why = std::get_if<Refusal>(&D))
     return Refusal{"the loop at " + str(lineCol(L.For->getBeginLoc(), AC)) +
@@ -171,64 +217,31 @@ checkAccumulators(const ClusterLoop &L, const FunctionDecl *F,
                                  : lineCol(L.For->getBeginLoc(), AC)};
   for (const Accumulator &A : std::get<std::vector<Accumulator>>(D)) {
     std::string V = A.Var->getNameAsString();
-    const VarDecl *Var = A.Var;
-    if (!Var->isLocalVarDecl() || !Var->getInit())
-      return refuse("'" + V +
-                        "' is not a local of the kernel declared "
-                        "with a start value",
+    if (!A.Var->isLocalVarDecl() || A.Var->isStaticLocal() ||
+        isShared(A.Var))
+      return refuse("'" + V + "' is not a local variable of the kernel",
                     L.For, AC);
-    if (A.Kind == Accumulator::Sum) {
-      Expr::EvalResult R;
-      bool Zero = Var->getInit()->EvaluateAsRValue(R, AC) &&
-                  ((R.Val.isInt() && R.Val.getInt().isZero()) ||
-                   (R.Val.isFloat() && R.Val.getFloat().isZero()));
-      if (!Zero)
-        return refuse("the sum '" + V + "' starts at '" +
-                          text(Var->getInit(), AC) +
-                          "', not 0: each block of the cluster would add "
-                          "it again",
-                      L.For, AC);
-    }
-    const ReductionTree *Fed = nullptr;
-    for (const DeclRefExpr *Ref : referencesTo(F->getBody(), Var, AC)) {
-      if (inside(Ref, L.For, AC))
-        continue;
-      const ReductionTree *T = nullptr;
-      for (const ReductionTree &Tree : Trees)
-        if (stripCasts(Tree.Value) == Ref)
-          T = &Tree;
-      if (!T || !before(L.For, T->Store, AC) || Fed)
-        return refuse("'" + V + "' is used at " +
-                          str(lineCol(Ref->getBeginLoc(), AC)) + " ('" +
-                          text(enclosingStatement(Ref, AC), AC) +
-                          "') other than as the value one block reduction "
-                          "after the loop reduces: a block holds only its "
-                          "part of it",
-                      Ref, AC);
-      Fed = T;
-    }
-    if (!Fed)
-      continue; // never read: nothing depends on how it is divided
-    bool Same =
-        A.Kind == Accumulator::Sum
-            ? Fed->Add
-            : !Fed->Add &&
-                  StringRef(Fed->CalleeText)
-                      .contains(A.Kind == Accumulator::Max ? "max" : "min");
-    if (!Same)
-      return refuse("the tree at " + str(Fed->Loc) + " reduces '" + V +
-                        "' with another operation than the loop "
-                        "accumulates it with",
-                    Fed->Store, AC);
-    Feeds[Fed] = Var;
+    if (!A.Exact && !Reassociate)
+      return refuse("the loop at " + str(lineCol(L.For->getBeginLoc(), AC)) +
+                        (A.Kind == Accumulator::Sum
+                             ? " sums the floating-point '" + V +
+                                   "': adding the blocks' parts rounds "
+                                   "differently (reassociate=true)"
+                             : " keeps the floating-point '" + V +
+                                   "' by comparison: which of two equal "
+                                   "values (-0.0, +0.0) it keeps depends on "
+                                   "the order (reassociate=true)"),
+                    L.For, AC);
+    Rounding |= !A.Exact;
   }
+  L.Accumulators = std::move(std::get<std::vector<Accumulator>>(D));
   return std::nullopt;
 }
 
 /// The memory rules of ClusterSplit.h.
 std::optional<Refusal> checkMemory(const FunctionDecl *F,
                                    const std::vector<ClusterLoop> &Loops,
-                                   const ReductionTree &LastTree,
+                                   const ClusterLoop &LastCombined,
                                    ASTContext &AC) {
   const Stmt *Body = F->getBody();
   auto LoopOf = [&](const Stmt *S) -> const ClusterLoop * {
@@ -259,6 +272,8 @@ std::optional<Refusal> checkMemory(const FunctionDecl *F,
     } else {
       return;
     }
+    if (isSharedObject(Target))
+      return; // each block's own, written alike (no split loop uses one)
     const Expr *Pointer = accessedPointer(Target);
     if (const auto *C = dyn_cast<CallExpr>(Target)) {
       const Expr *Addr = C->getArg(0)->IgnoreParenImpCasts();
@@ -270,7 +285,7 @@ std::optional<Refusal> checkMemory(const FunctionDecl *F,
     }
     const ValueDecl *Root = Pointer ? pointerRoot(Pointer, Body) : nullptr;
     if (Root && isShared(Root))
-      return; // the trees' arrays are checked with the trees
+      return; // each block's own, written alike (no split loop uses one)
     if (!Root) {
       Why = refuse("the store '" + text(S, AC) +
                        "' writes through a pointer kopt cannot follow",
@@ -288,12 +303,13 @@ std::optional<Refusal> checkMemory(const FunctionDecl *F,
       Targets.insert(Target->IgnoreParenImpCasts());
       return;
     }
-    if (before(L->For, LastTree.Loop, AC)) {
+    if (L != &LastCombined && before(L->For, LastCombined.For, AC)) {
       Why = refuse("the loop at " + str(lineCol(L->For->getBeginLoc(), AC)) +
-                       " stores to memory before the block reduction at " +
-                       str(LastTree.Loc) +
-                       ": only loops after the last reduction may store, "
-                       "when the whole cluster has read what it needs",
+                       " stores to memory before the loop at " +
+                       str(lineCol(LastCombined.For->getBeginLoc(), AC)) +
+                       " is combined across the cluster: only the last "
+                       "combined loop and loops after it may store, when "
+                       "the whole cluster has read what it needs",
                    S, AC);
       return;
     }
@@ -356,36 +372,6 @@ Decision<ClusterSplitPlan> planClusterSplit(const KernelInfo &K, ASTContext &AC,
   if (!Body)
     return Refusal{"the kernel has no body", K.Loc};
   ClusterSplitPlan P;
-  std::vector<Refusal> Shapeless;
-  findReductionTrees(F, AC, P.Trees, Shapeless);
-  if (!Shapeless.empty())
-    return Shapeless.front();
-  if (P.Trees.empty())
-    return Refusal{"no block reduction (a tree in shared memory) whose "
-                   "totals the cluster could combine",
-                   K.Loc};
-
-  for (const ReductionTree &T : P.Trees) {
-    if (std::optional<Refusal> Why = checkTreeOperation(T, AC))
-      return *Why;
-    if (std::optional<Refusal> Why =
-            checkUniformControl(F, T.Store, "the tree", AC))
-      return *Why;
-    if (!isShared(T.Array))
-      return refuse("the tree's array '" + T.Array->getNameAsString() +
-                        "' is not a __shared__ array of the kernel",
-                    T.Store, AC);
-    if (std::optional<Refusal> Why =
-            checkArrayUses(F, T.Array, P.Trees, {}, AC))
-      return *Why;
-    bool Exact = !T.Add || T.Element->isIntegerType();
-    if (!Exact && !Reassociate)
-      return refuse("the tree at " + str(T.Loc) +
-                        " sums floating-point values: adding the blocks' "
-                        "totals rounds differently (reassociate=true)",
-                    T.Store, AC);
-    P.Rounding |= !Exact;
-  }
 
   // The block-stride loops, in the kernel's straight-line code.
   std::optional<Refusal> Why;
@@ -401,6 +387,7 @@ Decision<ClusterSplitPlan> planClusterSplit(const KernelInfo &K, ASTContext &AC,
       Why = U;
       return;
     }
+    ParentMap Parents(const_cast<Stmt *>(For->getBody()));
     forEachSubStmt(For->getBody(), [&](const Stmt *X) {
       if (Why)
         return;
@@ -410,11 +397,10 @@ Decision<ClusterSplitPlan> planClusterSplit(const KernelInfo &K, ASTContext &AC,
       else if (isa<BreakStmt, ReturnStmt, GotoStmt>(X))
         What = "leaves the loop early";
       else if (const auto *R = dyn_cast<DeclRefExpr>(X);
-               R && isShared(R->getDecl()) &&
-               none_of(P.Trees, [&](const ReductionTree &T) {
-                 return T.Array == R->getDecl(); // A[0], checkArrayUses
-               }))
-        What = "uses the shared '" + R->getDecl()->getNameAsString() + "'";
+               R && isShared(R->getDecl()) && !isSharedRead(R, Parents))
+        What = "writes or passes the shared '" +
+               R->getDecl()->getNameAsString() +
+               "' (each block would hold only its part)";
       else if (const auto *In = dyn_cast<ForStmt>(X);
                In && matchBlockStride(In, F))
         What = "holds another block-stride loop";
@@ -433,25 +419,22 @@ Decision<ClusterSplitPlan> planClusterSplit(const KernelInfo &K, ASTContext &AC,
                    "+= blockDim.x)`) to divide among the cluster's blocks",
                    K.Loc};
 
-  std::map<const ReductionTree *, const VarDecl *> Feeds;
-  for (ClusterLoop &L : P.Loops)
-    if (std::optional<Refusal> W = checkAccumulators(L, F, P.Trees, Feeds, AC))
+  const ClusterLoop *LastCombined = nullptr;
+  for (ClusterLoop &L : P.Loops) {
+    if (std::optional<Refusal> W =
+            checkAccumulators(L, Reassociate, P.Rounding, AC))
       return *W;
-  for (const ReductionTree &T : P.Trees)
-    if (T.Add && !Feeds.count(&T))
-      return refuse("the tree at " + str(T.Loc) + " sums '" +
-                        text(T.Value, AC) +
-                        "', which is not the sum of a block-stride loop: "
-                        "every block of the cluster would add it",
-                    T.Store, AC);
-
-  const ReductionTree *Last = &P.Trees.front();
-  for (const ReductionTree &T : P.Trees)
-    if (before(Last->Store, T.Store, AC))
-      Last = &T;
-  if (std::optional<Refusal> W = checkMemory(F, P.Loops, *Last, AC))
+    if (!L.Accumulators.empty())
+      LastCombined = &L;
+  }
+  if (!LastCombined)
+    return Refusal{"no block-stride loop accumulates a sum, maximum or "
+                   "minimum for the cluster to combine (an element-wise "
+                   "kernel: split-grid's kind)",
+                   K.Loc};
+  if (std::optional<Refusal> W = checkMemory(F, P.Loops, *LastCombined, AC))
     return *W;
-  if (std::optional<Refusal> W = checkCalls(F, AC))
+  if (std::optional<Refusal> W = checkCalls(F, P.Loops, AC))
     return *W;
   return P;
 }

@@ -14,7 +14,6 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/FoldingSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -74,13 +73,15 @@ std::optional<Update> matchFma(const VarDecl *V, const Expr *Target,
   return Update{V, Accumulator::Sum, "", {Target, C->getArg(2)}};
 }
 
+/// A and B, read one right after the other, give the same value: the same
+/// code, with no side effects (blockIdx.x is a property read, which
+/// Clang's own structural comparison tells apart at each use).
 bool sameValue(const Expr *A, const Expr *B, const ASTContext &Ctx) {
-  if (A->HasSideEffects(Ctx) || B->HasSideEffects(Ctx))
+  if (hasSideEffects(A, Ctx) || hasSideEffects(B, Ctx))
     return false;
-  FoldingSetNodeID IA, IB;
-  A->IgnoreParenImpCasts()->Profile(IA, Ctx, /*Canonical=*/true);
-  B->IgnoreParenImpCasts()->Profile(IB, Ctx, /*Canonical=*/true);
-  return IA == IB;
+  std::string TA = withoutSpaces(sourceText(A->getSourceRange(), Ctx));
+  return !TA.empty() &&
+         TA == withoutSpaces(sourceText(B->getSourceRange(), Ctx));
 }
 
 /// A selection `v = e` taken when Cond holds: Cond must say that e is

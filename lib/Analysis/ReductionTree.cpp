@@ -532,13 +532,9 @@ std::optional<Refusal> checkArrayUses(
           Cast->getCastKind() == CK_LValueToRValue)
         continue;
     }
-    // An argument of a helper call that is rewritten with it, or of the
-    // cluster's combine.
+    // An argument of a helper call that is rewritten with it.
     if (const auto *C = dyn_cast_or_null<CallExpr>(P)) {
-      const FunctionDecl *Callee = C->getDirectCallee();
-      bool Allowed = Callee && Callee->getName() == ClusterCombineName &&
-                     C->getNumArgs() == 2 &&
-                     C->getArg(0)->IgnoreParenImpCasts() == Ref;
+      bool Allowed = false;
       for (unsigned I = 0; I < C->getNumArgs(); ++I)
         if (C->getArg(I)->IgnoreParenImpCasts() == Ref &&
             AllowedCalls.count({C, I}))

@@ -7,54 +7,57 @@
 //   float s = 0.0f;
 //   for (int i = threadIdx.x; i < n; i += blockDim.x)
 //     s += in[i];
-//   buf[threadIdx.x] = s; __syncthreads();
-//   for (int st = blockDim.x / 2; st > 0; st /= 2) { ...tree... }
-//   ... buf[0] ...
+//   ... any block reduction of s: a tree in shared memory, warp shuffles,
+//       a helper ...
 //   for (int i = threadIdx.x; i < n; i += blockDim.x)
-//     out[i] = f(in[i], buf[0]);
+//     out[i] = f(in[i], total);
 //
 // runs one block a group: with a few huge groups most of the GPU idles.
 // planClusterSplit says when the group can be shared by the C blocks of a
 // thread-block cluster instead: each block takes a contiguous part of every
-// block-stride loop, reduces it with the kernel's own tree, and the
-// cluster's blocks then combine their totals through distributed shared
-// memory (every block adds them in rank order, so every block holds the
-// same bits afterwards, as every thread of the original block did).
+// block-stride loop, a whole number of blocks' width long, and right after
+// a loop that accumulates, thread t of every block combines the partial
+// values of thread t of all the cluster's blocks through distributed shared
+// memory, in rank order. Thread t then holds the reduction of the very
+// elements thread t of the original block visited (parts start at
+// multiples of blockDim.x, so i % blockDim.x is the same), and every block
+// of the cluster holds the same bits: whatever the kernel does with its
+// accumulators afterwards (a tree, shuffles, a helper, a store of each
+// thread's partial) every block of the cluster does alike, as the original
+// block did once.
 //
 // What is proved, and why it suffices (each failure is a Refusal):
 //
 //   * Blocks run the kernel's code identically outside the split loops:
 //     blockIdx.x becomes the group (blockIdx.x / C) and gridDim.x the
 //     original grid; the kernel calls no function of the file that reads
-//     blockIdx, gridDim or shared memory or synchronizes.
+//     blockIdx or gridDim, nor, in a split loop, one that waits at a
+//     barrier or uses shared memory.
 //   * A split loop is `for (T i = threadIdx.x; i < N; i += blockDim.x)` in
-//     the kernel's straight-line code (only compound statements enclose
-//     it), N one value in every thread (isBlockUniform) and i not changed in
-//     the body. Its body has no barrier, no shared memory, no break, return
-//     or goto. Every index below N still runs once, now in some block of the
-//     cluster: only what the iterations share can differ.
-//   * What they share: the loop writes no local declared outside it but
-//     accumulators (LoopAccumulators.h), each a local of the kernel
-//     declared with a start value (0 for a sum) and read after the loop
-//     only as the value a tree reduces with its own operation. So each
-//     block's tree yields the reduction of its part, and the combine yields
-//     the reduction of the group. Maxima, minima and integer sums give the
-//     same value in any order; a floating-point sum rounds differently
-//     (Rounding; only with Reassociate).
-//   * Memory: a loop that stores to memory comes after the last tree, and
-//     it is the only split loop there: every read of the group before the
-//     last combine has finished in every block of the cluster when the first
-//     store runs (the combine's cluster barriers order them), as the tree's
-//     barriers did in one block. The pointer it stores through is read in
-//     the kernel only at the index it is stored at, in that loop. Stores
-//     outside split loops are plain (`=`, no atomics, no compound
-//     assignment) to pointers the kernel never reads: each block of the
-//     cluster stores the same value, which is the value the original stored.
-//   * Trees: reductions of the ReductionTree shape in uniform control flow,
-//     their shared array used only by the trees and reads of A[0]; the value
-//     a sum tree reduces is a split loop's accumulator (a value every block
-//     holds alike would be added C times; maxima and minima of it are
-//     unchanged).
+//     the kernel's straight-line code (only compound statements enclose it,
+//     no return before it: every thread reaches the combine after it), N
+//     one value in every thread (isBlockUniform) and i not changed in the
+//     body. Its body has no barrier, no break, return or goto, and only
+//     reads shared memory (which every block of the cluster fills alike,
+//     outside split loops, as the original block did). Every index below N
+//     still runs once, now in some block of the cluster, in the thread of
+//     the same threadIdx.x: only what the iterations share can differ.
+//   * What they share: the loop writes no variable declared outside it but
+//     accumulators (LoopAccumulators.h), each a local of the kernel. A sum
+//     starts from its value before the loop in rank 0 and from 0 in the
+//     other ranks; maxima and minima are idempotent. Maxima, minima and
+//     integer sums give the same value in any order; a floating-point sum
+//     or selection may differ (Rounding; only with Reassociate). At least
+//     one loop accumulates (an element-wise kernel is split-grid's).
+//   * Memory: a loop that stores to memory is the last loop combined or
+//     comes after it, and it is the only split loop there: every read of
+//     the group before the last combine has finished in every block of the
+//     cluster when the first store after it runs (the combine's cluster
+//     barriers order them). The pointer it stores through is read in the
+//     kernel only at the index it is stored at, in that loop. Stores outside
+//     split loops are plain (`=`, no atomics, no compound assignment) to
+//     pointers the kernel never reads: each block of the cluster stores the
+//     same value, which is the value the original stored.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,7 +65,7 @@
 #define KOPT_ANALYSIS_CLUSTERSPLIT_H
 
 #include "kopt/Analysis/KernelInfo.h"
-#include "kopt/Analysis/ReductionTree.h"
+#include "kopt/Analysis/LoopAccumulators.h"
 #include "kopt/Analysis/Refusal.h"
 
 #include <vector>
@@ -75,17 +78,19 @@ struct ClusterLoop {
   const clang::VarDecl *Var = nullptr;
   const clang::Expr *Init = nullptr;  ///< threadIdx.x, as written
   const clang::Expr *Bound = nullptr; ///< N
+  /// What the cluster combines after the loop, thread by thread.
+  std::vector<Accumulator> Accumulators;
 };
 
 struct ClusterSplitPlan {
   std::vector<ClusterLoop> Loops;
-  std::vector<ReductionTree> Trees;
-  /// A floating-point sum is combined in another order.
+  /// A floating-point sum or selection is combined in another order.
   bool Rounding = false;
 };
 
 /// Whether K's block-per-group work can be shared by the blocks of a
-/// cluster (the rules above); Reassociate admits floating-point sums.
+/// cluster (the rules above); Reassociate admits floating-point sums and
+/// selections.
 Decision<ClusterSplitPlan>
 planClusterSplit(const KernelInfo &K, clang::ASTContext &Ctx, bool Reassociate);
 

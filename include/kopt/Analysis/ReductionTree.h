@@ -109,14 +109,8 @@ std::optional<Refusal> checkUniformControl(const clang::FunctionDecl *F,
                                            clang::ASTContext &AC,
                                            bool UniformBranches = false);
 
-/// The helper cluster-split adds after a tree: called as
-/// `kopt_cluster_combine<C>(A, op)`, it reads A[0] of the cluster's blocks
-/// and writes A[0], after and before barriers, as a read of A[0] would.
-inline constexpr const char *ClusterCombineName = "kopt_cluster_combine";
-
-/// Why the uses of A in F are not all inside Trees, reads of A[0] or
-/// passed to ClusterCombineName; AllowedCalls are (call, argument index)
-/// pairs that may pass A.
+/// Why the uses of A in F are not all inside Trees or reads of A[0];
+/// AllowedCalls are (call, argument index) pairs that may pass A.
 std::optional<Refusal> checkArrayUses(
     const clang::FunctionDecl *F, const clang::ValueDecl *A,
     const std::vector<ReductionTree> &Trees,

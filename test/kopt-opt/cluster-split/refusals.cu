@@ -6,53 +6,19 @@
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
 
-// A sum that starts at 1 would be added once a block.
-__global__ void starts_at_one(const float *x, float *y, int n) {
-  __shared__ float a[256];
-  float s = 1.0f;
-// CHECK: refusals.cu:[[@LINE+1]]:3: remark: block-per-group kernel not shared by a cluster: the sum 's' starts at '1.0f', not 0: each block of the cluster would add it again [-Rpass-missed=cluster-split]
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
-    s += x[(long long)blockIdx.x * n + i];
-  a[threadIdx.x] = s;
-  __syncthreads();
-  for (int k = blockDim.x / 2; k > 0; k >>= 1) {
-    if (threadIdx.x < k)
-      a[threadIdx.x] += a[threadIdx.x + k];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0)
-    y[blockIdx.x] = a[0];
-}
-
-// The thread's partial sum is stored: only the group's total is the same.
-__global__ void partial_used(const float *x, float *y, float *parts, int n) {
-  __shared__ float a[256];
-  float s = 0.0f;
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
-    s += x[(long long)blockIdx.x * n + i];
-// CHECK: refusals.cu:[[@LINE+1]]:50: remark: block-per-group kernel not shared by a cluster: 's' is used at [[@LINE+1]]:50 ('parts[blockIdx.x * blockDim.x + threadIdx.x] = s') other than as the value one block reduction after the loop reduces: a block holds only its part of it [-Rpass-missed=cluster-split]
-  parts[blockIdx.x * blockDim.x + threadIdx.x] = s;
-  a[threadIdx.x] = s;
-  __syncthreads();
-  for (int k = blockDim.x / 2; k > 0; k >>= 1) {
-    if (threadIdx.x < k)
-      a[threadIdx.x] += a[threadIdx.x + k];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0)
-    y[blockIdx.x] = a[0];
-}
-
-// The loop stores before the reduction is combined.
+// The loop stores before another loop is combined: another block of the
+// cluster may still read what it overwrites.
 __global__ void stores_early(const float *x, float *y, float *sums, int n) {
   __shared__ float a[256];
-  float s = 0.0f;
+  float s = 0.0f, t = 0.0f;
   for (int i = threadIdx.x; i < n; i += blockDim.x) {
     s += x[(long long)blockIdx.x * n + i];
-// CHECK: refusals.cu:[[@LINE+1]]:5: remark: block-per-group kernel not shared by a cluster: the loop at [[@LINE-2]]:3 stores to memory before the block reduction at [[@LINE+5]]:3: only loops after the last reduction may store, when the whole cluster has read what it needs [-Rpass-missed=cluster-split]
+// CHECK: refusals.cu:[[@LINE+1]]:5: remark: block-per-group kernel not shared by a cluster: the loop at [[@LINE-2]]:3 stores to memory before the loop at [[@LINE+3]]:3 is combined across the cluster: only the last combined loop and loops after it may store, when the whole cluster has read what it needs [-Rpass-missed=cluster-split]
     y[(long long)blockIdx.x * n + i] = 0.0f;
   }
-  a[threadIdx.x] = s;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    t = fmaxf(t, x[(long long)blockIdx.x * n + i]);
+  a[threadIdx.x] = s + t;
   __syncthreads();
   for (int k = blockDim.x / 2; k > 0; k >>= 1) {
     if (threadIdx.x < k)
@@ -81,37 +47,31 @@ __global__ void atomic_total(const float *x, float *total, int n) {
     atomicAdd(total, a[0]);
 }
 
-// The tree sums a value every block holds alike.
-__global__ void sums_threads(const float *x, float *y, int n) {
-  __shared__ float a[256];
-// CHECK: refusals.cu:[[@LINE+1]]:3: remark: block-per-group kernel not shared by a cluster: the tree at [[@LINE+3]]:3 sums 'x[threadIdx.x]', which is not the sum of a block-stride loop: every block of the cluster would add it [-Rpass-missed=cluster-split]
-  a[threadIdx.x] = x[threadIdx.x];
-  __syncthreads();
-  for (int k = blockDim.x / 2; k > 0; k >>= 1) {
-    if (threadIdx.x < k)
-      a[threadIdx.x] += a[threadIdx.x + k];
-    __syncthreads();
-  }
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
-    y[(long long)blockIdx.x * n + i] = a[0];
-}
-
-// A maximum reduced by a sum tree.
-__global__ void other_operation(const float *x, float *y, int n) {
-  __shared__ float a[256];
+// A loop that writes shared memory: each block would fill only its part.
+__global__ void writes_shared(const float *x, float *y, int n) {
+  __shared__ float row[4096];
   float m = -3.0e38f;
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
-    m = fmaxf(m, x[(long long)blockIdx.x * n + i]);
-// CHECK: refusals.cu:[[@LINE+1]]:3: remark: block-per-group kernel not shared by a cluster: the tree at [[@LINE+3]]:3 reduces 'm' with another operation than the loop accumulates it with [-Rpass-missed=cluster-split]
-  a[threadIdx.x] = m;
-  __syncthreads();
-  for (int k = blockDim.x / 2; k > 0; k >>= 1) {
-    if (threadIdx.x < k)
-      a[threadIdx.x] += a[threadIdx.x + k];
-    __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+// CHECK: refusals.cu:[[@LINE+1]]:5: remark: block-per-group kernel not shared by a cluster: the block-stride loop at [[@LINE-1]]:3 writes or passes the shared 'row' (each block would hold only its part) ('row') [-Rpass-missed=cluster-split]
+    row[i] = x[(long long)blockIdx.x * n + i];
+    m = fmaxf(m, row[i]);
   }
   if (threadIdx.x == 0)
-    y[blockIdx.x] = a[0];
+    y[blockIdx.x] = m;
+}
+
+// A helper that waits at a barrier, called in a loop the cluster divides.
+__device__ float synced(float v) {
+  __syncthreads();
+  return v;
+}
+__global__ void barrier_helper(const float *x, float *y, int n) {
+  float m = -3.0e38f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+// CHECK: refusals.cu:[[@LINE+1]]:18: remark: block-per-group kernel not shared by a cluster: it calls 'synced', which waits at a barrier, in a block-stride loop the cluster divides [-Rpass-missed=cluster-split]
+    m = fmaxf(m, synced(x[(long long)blockIdx.x * n + i]));
+  if (threadIdx.x == 0)
+    y[blockIdx.x] = m;
 }
 
 // The store loop reads a neighbour of what it stores.
@@ -152,8 +112,8 @@ __global__ void calls_helper(const float *x, float *y, int n) {
     y[blockIdx.x] = a[0] * weight();
 }
 
-// No tree: nothing to combine (split-grid's and row-reduce's kind of kernel).
-// CHECK: refusals.cu:[[@LINE+1]]:17: remark: block-per-group kernel not shared by a cluster: no block reduction (a tree in shared memory) whose totals the cluster could combine [-Rpass-missed=cluster-split]
+// Nothing accumulated: nothing to combine (split-grid's kind of kernel).
+// CHECK: refusals.cu:[[@LINE+1]]:17: remark: block-per-group kernel not shared by a cluster: no block-stride loop accumulates a sum, maximum or minimum for the cluster to combine (an element-wise kernel: split-grid's kind) [-Rpass-missed=cluster-split]
 __global__ void no_tree(const float *x, float *y, int n) {
   for (int i = threadIdx.x; i < n; i += blockDim.x)
     y[(long long)blockIdx.x * n + i] = 2.0f * x[(long long)blockIdx.x * n + i];
@@ -193,12 +153,10 @@ __global__ void grid_dim3(const int *x, int *y, int n) {
 
 void run_all(const float *x, float *y, float *z, int *xi, int *yi, int g,
              int n) {
-  starts_at_one<<<g, 256>>>(x, y, n);
-  partial_used<<<g, 256>>>(x, y, z, n);
   stores_early<<<g, 256>>>(x, y, z, n);
   atomic_total<<<g, 256>>>(x, y, n);
-  sums_threads<<<g, 256>>>(x, y, n);
-  other_operation<<<g, 256>>>(x, y, n);
+  writes_shared<<<g, 256>>>(x, y, n);
+  barrier_helper<<<g, 256>>>(x, y, n);
   reads_neighbour<<<g, 256>>>(x, y, n);
   calls_helper<<<g, 256>>>(x, y, n);
   no_tree<<<g, 256>>>(x, y, n);

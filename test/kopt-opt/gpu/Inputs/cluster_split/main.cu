@@ -1,9 +1,12 @@
 // Block-per-group reductions for cluster-split's GPU test: a maximum
 // (exact), an integer count with a float sum (the count exact, the sum
-// within a tolerance) over a 64-bit range, and a two-pass layer norm. Each
+// within a tolerance) over a 64-bit range, a two-pass layer norm, a
+// one-pass norm reduced with warp shuffles that reads shared scalars in its
+// last loop, and a maximum kept by comparison (`if (e > m) m = e`). Each
 // case prints the exact results' bits and, for the float results, whether
 // they are within 1e-4 (relative) of a double-precision host reference, so
 // the original's and the rewrite's outputs are compared with diff.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -96,6 +99,64 @@ __global__ void layernorm(const float *x, float *y, int n, float eps) {
     out[i] = (in[i] - mean) * rstd;
 }
 
+__device__ float warp_sum(float v) {
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Sum and sum of squares in one pass (a start of 0.25 a thread, which rank
+// 0 keeps), warp shuffles, the warps' totals in shared memory, mean and
+// rstd in shared scalars read by the last loop.
+__global__ void warp_norm(const float *x, float *y, int n) {
+  __shared__ float warps[64];
+  __shared__ float mean_s, rstd_s;
+  const float *in = x + (long long)blockIdx.x * n;
+  float s = 0.25f, q = 0.0f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    s += in[i];
+    q = fmaf(in[i], in[i], q);
+  }
+  s = warp_sum(s);
+  q = warp_sum(q);
+  if (threadIdx.x % 32 == 0) {
+    warps[threadIdx.x / 32] = s;
+    warps[32 + threadIdx.x / 32] = q;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float ts = 0.0f, tq = 0.0f;
+    for (unsigned w = 0; w < blockDim.x / 32; ++w) {
+      ts += warps[w];
+      tq += warps[32 + w];
+    }
+    mean_s = (ts - 0.25f * blockDim.x) / n;
+    rstd_s = rsqrtf(fmaxf(tq / n - mean_s * mean_s, 0.0f) + 1e-5f);
+  }
+  __syncthreads();
+  float *out = y + (long long)blockIdx.x * n;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    out[i] = (in[i] - mean_s) * rstd_s;
+}
+
+// A maximum kept by comparison, finished by thread 0 alone.
+__global__ void group_top(const float *x, float *y, int n) {
+  __shared__ float red[1024];
+  const float *in = x + (long long)blockIdx.x * n;
+  float m = -3.0e38f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    if (in[i] > m)
+      m = in[i];
+  red[threadIdx.x] = m;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float t = red[0];
+    for (unsigned k = 1; k < blockDim.x; ++k)
+      t = red[k] > t ? red[k] : t;
+    y[blockIdx.x] = t;
+  }
+}
+
 void run_group_max(const float *x, float *y, int groups, int n, int block) {
   group_max<<<groups, block>>>(x, y, n);
 }
@@ -105,6 +166,12 @@ void run_count_and_sum(const float *x, float *sums, int *counts, int groups,
 }
 void run_layernorm(const float *x, float *y, int groups, int n, int block) {
   layernorm<<<groups, block>>>(x, y, n, 1e-5f);
+}
+void run_warp_norm(const float *x, float *y, int groups, int n, int block) {
+  warp_norm<<<groups, block>>>(x, y, n);
+}
+void run_group_top(const float *x, float *y, int groups, int n, int block) {
+  group_top<<<groups, block>>>(x, y, n);
 }
 
 __global__ void fill(float *x, long long n, unsigned seed) {
@@ -206,6 +273,36 @@ int main() {
             NormOk &= near(Hy[(size_t)Gi * N + I], (In[I] - Mean) * Rstd, 1.0);
         }
         printf("norm g=%d n=%d b=%d %s\n", G, N, B, NormOk ? "ok" : "BAD");
+
+        CHECK(cudaMemset(Y, 0xff, Most * sizeof(float)));
+        run_warp_norm(X, Y, G, N, B);
+        CHECK(cudaDeviceSynchronize());
+        CHECK(cudaMemcpy(Hy.data(), Y, Elems * sizeof(float),
+                         cudaMemcpyDeviceToHost));
+        bool WarpOk = true;
+        for (int Gi = 0; Gi < G && N > 0; ++Gi) {
+          const float *In = &Hx[(size_t)Gi * N];
+          double Mean = 0, Sq = 0;
+          for (int I = 0; I < N; ++I) {
+            Mean += In[I];
+            Sq += (double)In[I] * In[I];
+          }
+          Mean /= N;
+          double Rstd = 1.0 / std::sqrt(std::max(Sq / N - Mean * Mean, 0.0) +
+                                        1e-5);
+          for (int I = 0; I < N; ++I)
+            WarpOk &= near(Hy[(size_t)Gi * N + I], (In[I] - Mean) * Rstd, 1.0);
+        }
+        printf("warp norm g=%d n=%d b=%d %s\n", G, N, B,
+               WarpOk ? "ok" : "BAD");
+
+        CHECK(cudaMemset(Y, 0xff, Most * sizeof(float)));
+        run_group_top(X, Y, G, N, B);
+        CHECK(cudaDeviceSynchronize());
+        CHECK(cudaMemcpy(Hy.data(), Y, G * sizeof(float),
+                         cudaMemcpyDeviceToHost));
+        printf("top g=%d n=%d b=%d bits=%016llx\n", G, N, B,
+               bitsHash(Hy.data(), G * sizeof(float)));
       }
   // One group past 2^31 elements: the count's 64-bit index.
   const long long Big = (1ll << 31) + 5;
