@@ -33,7 +33,8 @@
 // kopt_cluster_part cuts [0, n) into C consecutive parts of a whole number
 // of blockDim.x elements (the last ones shorter or empty), so that element
 // i still falls to a thread with threadIdx.x == i % blockDim.x;
-// kopt_cluster_combine stores the thread's value, waits for the cluster,
+// kopt_cluster_combine stores the thread's value (launches have integer,
+// so 1-D, blocks: threadIdx.x is the thread), waits for the cluster,
 // reads that thread's value of every block through distributed shared
 // memory in rank order, and waits again (no block overwrites its values or
 // exits while another reads them). Both are added once a file. A
@@ -129,19 +130,17 @@ std::string deviceHelpersText() {
          "}\n\n"
          "// kopt cluster-split: kopt_v of this thread and of the threads "
          "of the same index\n"
-         "// in the cluster's other blocks, combined in the order of their "
-         "ranks (every\n"
-         "// block gets the same bits) through kopt_a, a shared array of "
-         "one value a\n"
-         "// thread; the second wait keeps kopt_a until every block has "
-         "read it.\n"
+         "// in the cluster's other blocks (1-D blocks), combined in the "
+         "order of their\n"
+         "// ranks (every block gets the same bits) through kopt_a, a "
+         "shared array of one\n"
+         "// value a thread; the second wait keeps kopt_a until every block "
+         "has read it.\n"
          "template <unsigned kopt_c, typename kopt_T, typename kopt_Op>\n"
          "static __device__ __forceinline__ kopt_T\n" +
          CombineName +
          "(kopt_T *kopt_a, kopt_T kopt_v, kopt_Op kopt_op) {\n"
-         "  const unsigned kopt_t =\n"
-         "      threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
-         "threadIdx.z);\n"
+         "  const unsigned kopt_t = threadIdx.x;\n"
          "  kopt_a[kopt_t] = kopt_v;\n"
          "  __cluster_barrier_arrive();\n"
          "  __cluster_barrier_wait();\n"

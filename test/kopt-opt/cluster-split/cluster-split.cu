@@ -23,6 +23,10 @@
 // RUN: kopt-opt %s -passes='cluster-split{reassociate=true},warp-reduce{reassociate=true}' -Rpass=warp-reduce -o %t.warp.cu 2>&1 | FileCheck %s --check-prefix=WARP
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.warp.cu %}
 // WARP-COUNT-8: remark: replaced the shared-memory tree over
+// block-size still changes the copies' blocks (the combine reads threadIdx.x
+// alone: launches have 1-D blocks).
+// RUN: kopt-opt %s -passes='cluster-split{reassociate=true},block-size{threads=1024,reassociate=true}' -Rpass=block-size -o /dev/null 2>&1 | FileCheck %s --check-prefix=SIZE
+// SIZE: remark: 'count_and_sum_kopt_cluster' launched with 1024 threads per block instead of 256
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
 
