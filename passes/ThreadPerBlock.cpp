@@ -114,6 +114,16 @@ class ThreadPerBlockPass : public KernelPass<ThreadPerBlockOptions> {
       if (L->SharedBytes.Expr && L->SharedBytes.Value.X.value_or(1) != 0)
         return Missed(L->Loc, "the launch at " + str(L->Loc) +
                                   " passes dynamic shared memory");
+    for (const BuiltinUse &U : builtinUses(K.Decl->getBody(), DC))
+      if (U.Ref.Dim != 0)
+        return Missed(K.Loc, "it reads " +
+                                 std::string(U.Ref.Var == BuiltinVar::BlockIdx
+                                                 ? "blockIdx"
+                                                 : "gridDim") +
+                                 "." + (U.Ref.Dim == 1 ? "y" : "z") +
+                                 " (a grid of more than one dimension): the "
+                                 "copy runs the original's blocks along x "
+                                 "alone");
     std::optional<std::string> Copy = copyText(K, F, P, DC, KC.code());
     if (!Copy)
       return Missed(K.Loc, "part of the kernel is written in a macro");

@@ -151,6 +151,24 @@ __global__ void counts(const float *x, int *out, int f, int hw) {
     out[pos] = all;
 }
 
+// CHECK-DAG: thread-per-block.cu:[[@LINE+1]]:17: remark: block-per-output kernel not run a thread a block: it reads blockIdx.y (a grid of more than one dimension): the copy runs the original's blocks along x alone [-Rpass-missed=thread-per-block]
+__global__ void batched(const float *x, float *out, int f, int hw) {
+  __shared__ float buf[128];
+  const int b = blockIdx.y, pos = blockIdx.x;
+  float m = -3.0e38f;
+  for (int c = threadIdx.x; c < f; c += blockDim.x)
+    m = fmaxf(m, x[((long long)b * f + c) * hw + pos]);
+  buf[threadIdx.x] = m;
+  __syncthreads();
+  for (int st = blockDim.x / 2; st > 0; st /= 2) {
+    if (threadIdx.x < st)
+      buf[threadIdx.x] = fmaxf(buf[threadIdx.x], buf[threadIdx.x + st]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[b * hw + pos] = buf[0];
+}
+
 // BAD: remark: block-per-output kernel not run a thread a block: block=100 is not a multiple of 32 from 32 to 1024
 
 extern "C" void launch(const float *x, const float *w, float *y, int *o,
@@ -162,4 +180,5 @@ extern "C" void launch(const float *x, const float *w, float *y, int *o,
   unrolled<<<b * hw, 256>>>(x, y, f, hw);
   per_thread<<<b, 256>>>(x, y, f, hw);
   counts<<<b * hw, 128>>>(x, o, f, hw);
+  batched<<<dim3(hw, b), 128, 0, s>>>(x, y, f, hw);
 }
