@@ -10,21 +10,6 @@ using namespace llvm;
 
 namespace kopt {
 
-std::optional<std::string> misfitLaunch(const ProgramInfo &Info,
-                                        const KernelInfo &K) {
-  for (const LaunchSite *L : Info.launchesOf(K.Name)) {
-    const DimValue &B = L->Block.Value;
-    if ((B.Y && *B.Y != 1) || (B.Z && *B.Z != 1))
-      return "the launch at " + str(L->Loc) + " uses the block '" +
-             L->Block.Text + "', not a 1-D one";
-    if (B.X && (*B.X < 32 || *B.X > 1024 || !isPowerOf2_64(uint64_t(*B.X))))
-      return "the launch at " + str(L->Loc) + " uses " + std::to_string(*B.X) +
-             " threads: the rewrite needs a power of two (the only sizes "
-             "the tree is right for) of at least 32 (whole warps)";
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 /// The condition under which the tree is rewritten, or "" if none is

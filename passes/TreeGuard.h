@@ -25,12 +25,6 @@
 
 namespace kopt {
 
-/// Why a launch of K has a constant block that the rewrite can never take
-/// (not 1-D, or not a power of two of 32 to 1024 threads); none if no
-/// launch is known to misfit.
-std::optional<std::string> misfitLaunch(const ProgramInfo &Info,
-                                        const KernelInfo &K);
-
 /// Out (a block `{ ... }` replacing Code[Begin, End), the tree) under the
 /// run-time check, the original tree in the else branch; Out itself when
 /// no check is needed (Sizes, the launches' block sizes, known and the

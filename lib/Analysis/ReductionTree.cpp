@@ -466,6 +466,28 @@ std::optional<Refusal> checkUniformControl(const FunctionDecl *F, const Stmt *E,
 }
 
 /// The block sizes of every launch of K, or why they do not fit.
+namespace {
+
+std::string notOneDimensional(const LaunchSite &L) {
+  return "the launch at " + str(L.Loc) + " uses the block '" + L.Block.Text +
+         "', not a 1-D one";
+}
+
+/// Why L's block, as far as its constant dimensions tell, can never be
+/// one a tree rewrite takes; none if it may be.
+std::optional<std::string> misfit(const LaunchSite &L) {
+  const DimValue &B = L.Block.Value;
+  if ((B.Y && *B.Y != 1) || (B.Z && *B.Z != 1))
+    return notOneDimensional(L);
+  if (B.X && (*B.X < 32 || *B.X > 1024 || !isPowerOf2_64(uint64_t(*B.X))))
+    return "the launch at " + str(L.Loc) + " uses " + std::to_string(*B.X) +
+           " threads: the rewrite needs a power of two (the only sizes the "
+           "tree is right for) of at least 32 (whole warps)";
+  return std::nullopt;
+}
+
+} // namespace
+
 std::variant<std::set<int64_t>, std::string>
 warpMultipleBlockSizes(const ProgramInfo &Info, const KernelInfo &K) {
   if (Info.hasUnknownLaunches(K.Name))
@@ -483,17 +505,21 @@ warpMultipleBlockSizes(const ProgramInfo &Info, const KernelInfo &K) {
     if (!B.X)
       return "the block size '" + L->Block.Text + "' of the launch at " +
              str(L->Loc) + " is not a compile-time constant";
-    if (!B.Y || !B.Z || *B.Y != 1 || *B.Z != 1)
-      return "the launch at " + str(L->Loc) + " uses the block '" +
-             L->Block.Text + "', not a 1-D one";
-    int64_t X = *B.X;
-    if (X < 32 || X > 1024 || !isPowerOf2_64(uint64_t(X)))
-      return "the launch at " + str(L->Loc) + " uses " + std::to_string(X) +
-             " threads: the rewrite needs a power of two (the only sizes "
-             "the tree is right for) of at least 32 (whole warps)";
-    Sizes.insert(X);
+    if (!B.Y || !B.Z)
+      return notOneDimensional(*L);
+    if (std::optional<std::string> Why = misfit(*L))
+      return *Why;
+    Sizes.insert(*B.X);
   }
   return Sizes;
+}
+
+std::optional<std::string> misfitLaunch(const ProgramInfo &Info,
+                                        const KernelInfo &K) {
+  for (const LaunchSite *L : Info.launchesOf(K.Name))
+    if (std::optional<std::string> Why = misfit(*L))
+      return Why;
+  return std::nullopt;
 }
 
 /// Why the uses of A in F are not all inside the trees or reads of A[0];

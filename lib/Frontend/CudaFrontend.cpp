@@ -196,9 +196,9 @@ Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
   std::optional<std::string> Prefix;
   if (!Opts.PrefixHeaderDir.empty())
     Prefix = prefixHeaderFor(Args, Opts.PrefixHeaderDir);
-  if (Prefix && !parseSideWith(Side, Source, Prefix))
+  if (Prefix && !parseSideWith(Side, Source, Args, Prefix))
     return Error::success();
-  if (!parseSideWith(Side, Source, std::nullopt)) {
+  if (!parseSideWith(Side, Source, Args, std::nullopt)) {
     // The file parses, but not with the prefix: Clang refused it (its
     // headers changed since). The next parse builds it again.
     if (Prefix)
@@ -209,14 +209,13 @@ Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
 }
 
 bool CudaFrontend::parseSideWith(
-    CudaSide Side, ParsedSource &Source,
+    CudaSide Side, ParsedSource &Source, std::vector<std::string> Args,
     const std::optional<std::string> &Prefix) const {
   std::unique_ptr<ErrorCollector> &Errors =
       Side == CudaSide::Device ? Source.DeviceErrors : Source.HostErrors;
   std::unique_ptr<ASTUnit> &AST =
       Side == CudaSide::Device ? Source.Device : Source.Host;
   Errors = std::make_unique<ErrorCollector>();
-  std::vector<std::string> Args = argsFor(Side);
   Args.insert(Args.begin(), {"clang", "-fsyntax-only"});
   if (Prefix)
     Args.insert(Args.end(), {"-include-pch", *Prefix});

@@ -122,6 +122,13 @@ std::optional<Refusal> checkArrayUses(
 std::variant<std::set<int64_t>, std::string>
 warpMultipleBlockSizes(const ProgramInfo &Info, const KernelInfo &K);
 
+/// Why a launch of K has a block that a tree rewrite can never take, as far
+/// as its constant dimensions tell (not 1-D, or not a power of two of 32 to
+/// 1024 threads); none if no launch is known to misfit (a block not known
+/// in the file may still fit, and is checked at run time).
+std::optional<std::string> misfitLaunch(const ProgramInfo &Info,
+                                        const KernelInfo &K);
+
 } // namespace kopt
 
 #endif // KOPT_ANALYSIS_REDUCTIONTREE_H

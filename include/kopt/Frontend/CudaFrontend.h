@@ -112,9 +112,10 @@ public:
 
 private:
   llvm::Error parseSide(CudaSide Side, ParsedSource &Source) const;
-  /// One parse of a side, with the precompiled prefix Prefix if set
-  /// (PrefixHeader.h); true if it failed.
+  /// One parse of a side with its arguments Args (argsFor) and the
+  /// precompiled prefix Prefix if set (PrefixHeader.h); true if it failed.
   bool parseSideWith(CudaSide Side, ParsedSource &Source,
+                     std::vector<std::string> Args,
                      const std::optional<std::string> &Prefix) const;
   llvm::Error reparseSide(CudaSide Side, ParsedSource &Source) const;
   /// The ParseError of a text that failed to parse, with its diagnostics.
