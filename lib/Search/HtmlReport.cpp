@@ -102,6 +102,16 @@ std::string integer(const json &J, const char *Key) {
   return numberText(J, Key, "%.15g");
 }
 
+/// "making 3.1 s, compiling 12.0 s, ..." from report.json's time_s.
+std::string phaseTimes(const json &Times) {
+  std::string Out;
+  for (const auto &[Phase, Seconds] : Times.items())
+    if (Seconds.is_number())
+      Out += (Out.empty() ? "" : ", ") + escape(Phase) + " " +
+             format("%.1f", Seconds.get<double>()) + " s";
+  return Out.empty() ? Dash : Out;
+}
+
 std::string speedup(const json &J) {
   return numberText(J, "speedup", "%.3f", "&times;");
 }
@@ -273,6 +283,8 @@ std::string renderHtmlReport(const json &Report) {
       {"Evaluations", integer(Report, "evaluations")},
       {"Elapsed", numberText(Report, "elapsed_s", "%.1f", " s")},
       {"GPU seconds", numberText(Report, "gpu_seconds", "%.1f", " s")},
+      {"GPU busy", numberText(Report, "gpu_busy", "%.2f", "")},
+      {"Time by phase", phaseTimes(object(Report, "time_s"))},
       {"Stopped by", text(Report, "stopped_by")},
       {"Budgets", "candidates " + integer(Budgets, "candidates") + ", GPU " +
                       numberText(Budgets, "gpu_s", "%g", " s") + ", wall " +

@@ -62,6 +62,22 @@ bool memoryBound(const spec::Problem &P) {
   return Bytes > 0 && (!Flops || *Flops / Bytes < 10.0);
 }
 
+/// Where the wall time went, by phase; "other" is the rest (the store,
+/// writing outputs, choosing parents).
+json timeJson(const SearchStats &S) {
+  json T = json::object();
+  double Sum = 0;
+  for (const char *Phase :
+       {"proposing", "making", "compiling", "evaluating", "repairing"}) {
+    auto It = S.PhaseSeconds.find(Phase);
+    double V = It == S.PhaseSeconds.end() ? 0.0 : It->second;
+    T[Phase] = V;
+    Sum += V;
+  }
+  T["other"] = std::max(0.0, S.ElapsedSeconds - Sum);
+  return T;
+}
+
 } // namespace
 
 json reportDocument(const spec::Problem &P, const SearchResult &R,
@@ -91,7 +107,9 @@ json reportDocument(const spec::Problem &P, const SearchResult &R,
               {"evaluations", R.Stats.Evaluated},
               {"made", R.Stats.Made},
               {"duplicates", R.Stats.Duplicates},
-              {"skipped", R.Stats.Skipped}};
+              {"skipped", R.Stats.Skipped},
+              {"gpu_busy", R.Stats.gpuBusy()},
+              {"time_s", timeJson(R.Stats)}};
   std::map<std::int64_t, const Candidate *> ById;
   json Candidates = json::array(), Convergence = json::array();
   const Candidate *Best = bestCandidate(R.Candidates);

@@ -31,8 +31,8 @@ std::string Progress::line(const SearchStats &S, std::optional<long> Budget) {
   L += " | dup " + std::to_string(S.Duplicates);
   double PerMinute =
       S.ElapsedSeconds > 0 ? 60.0 * S.Evaluated / S.ElapsedSeconds : 0.0;
-  std::snprintf(Buffer, sizeof(Buffer), " | %.1f/min | %.0fs", PerMinute,
-                S.ElapsedSeconds);
+  std::snprintf(Buffer, sizeof(Buffer), " | %.1f/min | gpu %.0f%% | %.0fs",
+                PerMinute, 100.0 * S.gpuBusy(), S.ElapsedSeconds);
   L += Buffer;
   return L;
 }

@@ -37,6 +37,22 @@ bool isEvaluationStatus(const std::string &S) {
          S == "timeout" || S == "not-recorded";
 }
 
+/// Adds the wall time of its scope to a phase's seconds.
+class PhaseTimer {
+public:
+  explicit PhaseTimer(double &Seconds)
+      : Seconds(Seconds), Begin(std::chrono::steady_clock::now()) {}
+  ~PhaseTimer() {
+    Seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                             Begin)
+                   .count();
+  }
+
+private:
+  double &Seconds;
+  std::chrono::steady_clock::time_point Begin;
+};
+
 class Loop {
 public:
   Loop(const spec::Problem &P, Store &S, Executor &E, const KoptOpt &Opt,
@@ -73,8 +89,10 @@ private:
     All = S.candidates(R.ProblemId, E.name());
     BySource.clear();
     BySass.clear();
+    std::map<std::string, double> Phases = std::move(R.Stats.PhaseSeconds);
     R.Stats = SearchStats();
     R.Stats.Skipped = Skipped;
+    R.Stats.PhaseSeconds = std::move(Phases);
     for (const Candidate &C : All) {
       if (!C.SourceSha256.empty() && C.Status != status::Duplicate)
         BySource.emplace(C.SourceSha256, C.Id);
@@ -236,6 +254,7 @@ bool Loop::makePending() {
   if (Pending.empty())
     return true;
   progress("making " + std::to_string(Pending.size()) + " candidates");
+  PhaseTimer Time(R.Stats.PhaseSeconds["making"]);
   // An LLM's candidate starts from the source its exchange gave; a failed
   // exchange gave none, and its candidate ends here with the reason.
   std::vector<std::optional<std::string>> Starts;
@@ -334,6 +353,7 @@ bool Loop::validateMade() {
   if (Made.empty())
     return true;
   progress("compiling " + std::to_string(Made.size()) + " candidates");
+  PhaseTimer Time(R.Stats.PhaseSeconds["compiling"]);
   std::vector<std::string> Errors;
   std::vector<Validation> V = E.validate(P, Paths, Errors);
   if (!Errors.empty() || V.size() != Made.size())
@@ -389,7 +409,11 @@ bool Loop::evaluateValidated() {
     }
     progress("evaluating " + Ids);
     std::vector<std::string> Errors;
-    std::vector<Evaluation> V = E.evaluate(P, Paths, Errors);
+    std::vector<Evaluation> V;
+    {
+      PhaseTimer Time(R.Stats.PhaseSeconds["evaluating"]);
+      V = E.evaluate(P, Paths, Errors);
+    }
     if (!Errors.empty() && O.Interrupted && O.Interrupted()) {
       R.StoppedBy = "interrupted"; // an executor that gave up waiting
       return false;
@@ -442,6 +466,7 @@ bool Loop::repairFailed() {
            It = ById.find(It->second->ParentId))
         ++Round;
       progress("asking " + Pr->name() + " to repair #" + std::to_string(C.Id));
+      PhaseTimer Time(R.Stats.PhaseSeconds["repairing"]);
       for (Proposal &Fix : Pr->repair(context(C), Round))
         Fixes.push_back(child(C, *Pr, Fix, C.Depth));
       Asked.push_back(C.Id);
@@ -485,9 +510,12 @@ bool Loop::expand() {
     progress("proposing children of #" + std::to_string(Parent->Id));
     ProposalContext Context = context(*Parent);
     std::vector<Candidate> Children;
-    for (Proposer *Pr : Proposers)
-      for (Proposal &Child : Pr->propose(Context))
-        Children.push_back(child(*Parent, *Pr, Child, Parent->Depth + 1));
+    {
+      PhaseTimer Time(R.Stats.PhaseSeconds["proposing"]);
+      for (Proposer *Pr : Proposers)
+        for (Proposal &Child : Pr->propose(Context))
+          Children.push_back(child(*Parent, *Pr, Child, Parent->Depth + 1));
+    }
     for (std::size_t I : Strategy.children(Children.size()))
       if (!addCandidate(Children[I]))
         return false;
@@ -532,6 +560,13 @@ SearchResult Loop::run(const std::string &DefaultPipeline) {
 }
 
 } // namespace
+
+double SearchStats::gpuBusy() const {
+  auto It = PhaseSeconds.find("evaluating");
+  return ElapsedSeconds > 0 && It != PhaseSeconds.end()
+             ? std::min(1.0, It->second / ElapsedSeconds)
+             : 0.0;
+}
 
 SearchResult runSearch(const spec::Problem &P, Store &S, Executor &E,
                        const KoptOpt &Opt, Searcher &Strategy,

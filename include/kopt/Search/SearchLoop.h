@@ -46,6 +46,14 @@ struct SearchStats {
   std::map<std::string, long> Skipped;
   const Candidate *Best = nullptr;
   double ElapsedSeconds = 0, GpuSeconds = 0;
+  /// Wall seconds of this run by phase: proposing (the proposers, with the
+  /// kopt-opt probes and remarks they ask for), making (kopt-opt),
+  /// compiling (validation: nvcc, static rules), evaluating (an evaluation
+  /// running on a device), repairing (asking a proposer to fix a failed
+  /// candidate).
+  std::map<std::string, double> PhaseSeconds;
+  /// The fraction of this run's wall time with an evaluation running.
+  double gpuBusy() const;
   std::string Phase; // "making 12 candidates", "evaluating #34", ...
 };
 

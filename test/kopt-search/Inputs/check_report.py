@@ -23,6 +23,17 @@ if args.stopped_by:
 if args.evaluations is not None:
     assert report["evaluations"] == args.evaluations, report["evaluations"]
 
+# Where the time went: every phase, none negative, together the elapsed
+# time; gpu_busy the evaluating share of it.
+times = report["time_s"]
+phases = {"proposing", "making", "compiling", "evaluating", "repairing", "other"}
+assert set(times) == phases, times
+assert all(v >= 0 for v in times.values()), times
+assert abs(sum(times.values()) - report["elapsed_s"]) < 0.05 + 0.01 * report["elapsed_s"], (times, report["elapsed_s"])
+busy = report["gpu_busy"]
+assert 0 <= busy <= 1 and abs(busy - min(1, times["evaluating"] / report["elapsed_s"])) < 1e-6, busy
+assert "GPU busy" in open(os.path.join(args.out, "report.html")).read()
+
 ok = [c for c in report["candidates"] if c["status"] == "ok"]
 best = report["best"]
 assert best and best["speedup"] == max(c["speedup"] for c in ok), best
