@@ -63,7 +63,8 @@ bool memoryBound(const spec::Problem &P) {
 }
 
 /// Where the wall time went, by phase; "other" is the rest (the store,
-/// writing outputs, choosing parents).
+/// writing outputs, choosing parents). Making ahead happens while
+/// evaluating and is reported apart.
 json timeJson(const SearchStats &S) {
   json T = json::object();
   double Sum = 0;
@@ -109,7 +110,13 @@ json reportDocument(const spec::Problem &P, const SearchResult &R,
               {"duplicates", R.Stats.Duplicates},
               {"skipped", R.Stats.Skipped},
               {"gpu_busy", R.Stats.gpuBusy()},
-              {"time_s", timeJson(R.Stats)}};
+              {"time_s", timeJson(R.Stats)},
+              {"ahead",
+               {{"seconds", R.Stats.PhaseSeconds.count("ahead")
+                                ? R.Stats.PhaseSeconds.at("ahead")
+                                : 0.0},
+                {"made", R.Stats.MadeAhead},
+                {"memo_hits", R.Stats.MemoHits}}}};
   std::map<std::int64_t, const Candidate *> ById;
   json Candidates = json::array(), Convergence = json::array();
   const Candidate *Best = bestCandidate(R.Candidates);

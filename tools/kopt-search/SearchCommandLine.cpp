@@ -60,6 +60,9 @@ SEARCH OPTIONS
                          stream and its work must be capturable.
   --jobs N               kopt-opt processes side by side (default: cores).
   --keep-work            Keep DIR/work (candidate sources and remarks).
+  --no-look-ahead        Do not make the next round's children while the
+                         device evaluates (the search takes the same steps
+                         either way; it only waits longer).
 
 CLUSTER (docs/slurm.md)
   --executor E           local (default: workers on --devices) or slurm:
@@ -289,6 +292,8 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
       CL.DryRun = true;
     } else if (A == "--keep-work") {
       CL.KeepWork = true;
+    } else if (A == "--no-look-ahead") {
+      CL.LookAhead = false;
     } else if (A == "--contain" || A == "--no-contain") {
       CL.Contain = A == "--contain";
     } else if (!A.empty() && A[0] == '-') {

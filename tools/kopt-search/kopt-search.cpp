@@ -239,6 +239,7 @@ int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
   O.Limits = CL.Limits;
   O.DryRun = CL.DryRun;
   O.Jobs = CL.Jobs;
+  O.LookAhead = CL.LookAhead;
   O.WorkDir = (OutDir / "work").string();
   O.Interrupted = [] { return Interrupted.load(); };
   O.OnProgress = [&](const SearchStats &St) { Bar.update(St); };

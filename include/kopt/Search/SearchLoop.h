@@ -48,12 +48,17 @@ struct SearchStats {
   double ElapsedSeconds = 0, GpuSeconds = 0;
   /// Wall seconds of this run by phase: proposing (the proposers, with the
   /// kopt-opt probes and remarks they ask for), making (kopt-opt),
-  /// compiling (validation: nvcc, static rules), evaluating (an evaluation
-  /// running on a device), repairing (asking a proposer to fix a failed
-  /// candidate).
+  /// compiling (validation: nvcc, static rules), evaluating (waiting for
+  /// the device's verdicts), repairing (asking a proposer to fix a failed
+  /// candidate); and ahead (making the next round's children while the
+  /// device evaluates, inside evaluating's time).
   std::map<std::string, double> PhaseSeconds;
+  /// Seconds with an evaluation running on the device.
+  double GpuBusySeconds = 0;
   /// The fraction of this run's wall time with an evaluation running.
   double gpuBusy() const;
+  /// Children made ahead into the memo, and candidates the memo supplied.
+  long MadeAhead = 0, MemoHits = 0;
   std::string Phase; // "making 12 candidates", "evaluating #34", ...
 };
 
@@ -65,6 +70,8 @@ struct SearchOptions {
   std::function<bool()> Interrupted;
   std::function<void(const SearchStats &)> OnProgress;
   unsigned Jobs = 0; // kopt-opt processes side by side; 0: one per core
+  /// Make the children a round may propose while the device evaluates.
+  bool LookAhead = true;
 };
 
 struct SearchResult {

@@ -31,7 +31,10 @@ assert set(times) == phases, times
 assert all(v >= 0 for v in times.values()), times
 assert abs(sum(times.values()) - report["elapsed_s"]) < 0.05 + 0.01 * report["elapsed_s"], (times, report["elapsed_s"])
 busy = report["gpu_busy"]
-assert 0 <= busy <= 1 and abs(busy - min(1, times["evaluating"] / report["elapsed_s"])) < 1e-6, busy
+assert 0 <= busy <= min(1, times["evaluating"] / report["elapsed_s"]) + 1e-3, (busy, times)
+ahead = report["ahead"]
+assert set(ahead) == {"seconds", "made", "memo_hits"} and min(ahead.values()) >= 0, ahead
+assert ahead["seconds"] <= times["evaluating"] + 1e-3, (ahead, times)
 assert "GPU busy" in open(os.path.join(args.out, "report.html")).read()
 
 ok = [c for c in report["candidates"] if c["status"] == "ok"]

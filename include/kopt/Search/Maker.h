@@ -1,0 +1,68 @@
+//===- Maker.h - Candidates made by kopt-opt, side by side, once -*- C++
+//-*-===//
+//
+// Making a candidate is running kopt-opt on a source with a recipe; its
+// output and remarks are a function of (the kopt-opt program, the source's
+// text, the recipe). A Maker runs the jobs of a round in one `kopt-opt
+// --batch` process a worker, side by side, and remembers each output in a
+// memo directory under that key: a job made before (earlier in the search,
+// before a resume, or ahead of time while a device evaluated: prepare())
+// is a copy of the same bytes instead of another kopt-opt run. Only the
+// files a job names are written; what kopt-search stores does not depend on
+// what the memo held.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KOPT_SEARCH_MAKER_H
+#define KOPT_SEARCH_MAKER_H
+
+#include "kopt/Search/KoptOpt.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kopt::search {
+
+class Maker {
+public:
+  /// \p Workers kopt-opt processes side by side (0: one a core); the memo
+  /// lives in \p MemoDir (created when needed).
+  Maker(const KoptOpt &Opt, std::string MemoDir, unsigned Workers);
+
+  /// Makes each job (its Out and Remarks written), from the memo where it
+  /// holds the job; \p BatchBase names the batch files (".N.jsonl").
+  std::vector<MadeCandidate> makeAll(const std::vector<MakeJob> &Jobs,
+                                     const std::string &BatchBase);
+
+  /// Makes into the memo only the jobs it does not hold yet, a chunk of
+  /// \p Chunk jobs a worker at a time, until \p Stop says so (asked
+  /// between chunks); the jobs' Out and Remarks are not written. How many
+  /// were made.
+  std::size_t prepare(const std::vector<MakeJob> &Jobs,
+                      const std::function<bool()> &Stop, std::size_t Chunk);
+
+  /// Whether the memo holds \p J's output.
+  bool holds(const MakeJob &J) const;
+  /// Jobs makeAll copied from the memo.
+  long memoHits() const { return Hits; }
+
+private:
+  /// The memo's name for J's output: the hash of the program, recipe and
+  /// source text; "" if the source cannot be read.
+  std::string key(const MakeJob &J) const;
+  bool copyOut(const std::string &Key, const MakeJob &J) const;
+  void remember(const std::string &Key, const MakeJob &J) const;
+  /// Runs Jobs in Workers batch processes; results in job order.
+  std::vector<MadeCandidate> run(const std::vector<MakeJob> &Jobs,
+                                 const std::string &BatchBase) const;
+
+  const KoptOpt &Opt;
+  std::string MemoDir, ProgramId;
+  unsigned Workers;
+  std::atomic<long> Hits{0};
+};
+
+} // namespace kopt::search
+
+#endif // KOPT_SEARCH_MAKER_H

@@ -1,0 +1,173 @@
+//===- Maker.cpp - Candidates made by kopt-opt, side by side, once --------===//
+#include "kopt/Search/Maker.h"
+
+#include "kopt/Eval/Sha256.h"
+#include "kopt/Spec/ProblemValidator.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace kopt::search {
+
+namespace {
+
+/// The program's path, size and time of change: another build of kopt-opt
+/// is another key.
+std::string programIdentity(const std::string &Program) {
+  std::error_code EC;
+  fs::path Path = fs::canonical(Program, EC);
+  if (EC)
+    return Program;
+  auto Size = fs::file_size(Path, EC);
+  auto Time = fs::last_write_time(Path, EC);
+  return Path.string() + "\n" + std::to_string(EC ? 0 : Size) + "\n" +
+         std::to_string(EC ? 0 : Time.time_since_epoch().count());
+}
+
+/// Copies From to To through a temporary name, so that To is whole or
+/// absent.
+bool copyWhole(const std::string &From, const std::string &To) {
+  std::error_code EC;
+  std::string Tmp =
+      To + ".tmp" +
+      std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
+  fs::copy_file(From, Tmp, fs::copy_options::overwrite_existing, EC);
+  if (!EC)
+    fs::rename(Tmp, To, EC);
+  if (EC)
+    fs::remove(Tmp, EC);
+  return !EC;
+}
+
+} // namespace
+
+Maker::Maker(const KoptOpt &Opt, std::string MemoDir, unsigned Workers)
+    : Opt(Opt), MemoDir(std::move(MemoDir)),
+      ProgramId(programIdentity(Opt.program())),
+      Workers(Workers ? Workers
+                      : std::max(1u, std::thread::hardware_concurrency())) {}
+
+std::string Maker::key(const MakeJob &J) const {
+  std::optional<std::string> Text = spec::readTextFile(J.Source);
+  if (!Text)
+    return "";
+  return eval::sha256Hex(ProgramId + '\0' + J.Recipe + '\0' + *Text);
+}
+
+bool Maker::holds(const MakeJob &J) const {
+  std::string K = key(J);
+  std::error_code EC;
+  return !K.empty() && fs::exists(fs::path(MemoDir) / (K + ".cu"), EC) &&
+         fs::exists(fs::path(MemoDir) / (K + ".remarks.json"), EC);
+}
+
+bool Maker::copyOut(const std::string &Key, const MakeJob &J) const {
+  fs::path Base = fs::path(MemoDir) / Key;
+  std::error_code EC;
+  if (Key.empty() || !fs::exists(Base.string() + ".cu", EC) ||
+      !fs::exists(Base.string() + ".remarks.json", EC))
+    return false;
+  return copyWhole(Base.string() + ".remarks.json", J.Remarks) &&
+         copyWhole(Base.string() + ".cu", J.Out);
+}
+
+void Maker::remember(const std::string &Key, const MakeJob &J) const {
+  if (Key.empty())
+    return;
+  std::error_code EC;
+  fs::create_directories(MemoDir, EC);
+  fs::path Base = fs::path(MemoDir) / Key;
+  // The remarks first: a memo entry counts once its .cu is there.
+  if (copyWhole(J.Remarks, Base.string() + ".remarks.json"))
+    copyWhole(J.Out, Base.string() + ".cu");
+}
+
+std::vector<MadeCandidate> Maker::run(const std::vector<MakeJob> &Jobs,
+                                      const std::string &BatchBase) const {
+  std::vector<MadeCandidate> Made(Jobs.size());
+  unsigned N = static_cast<unsigned>(
+      std::min<std::size_t>(Workers, (Jobs.size() + 1) / 2));
+  // Contiguous runs: siblings share their source, so the CUDA headers are
+  // parsed once a batch.
+  std::vector<std::thread> Pool;
+  for (unsigned W = 0; W < N; ++W)
+    Pool.emplace_back([&, W] {
+      std::size_t Begin = Jobs.size() * W / N, End = Jobs.size() * (W + 1) / N;
+      std::vector<MakeJob> Mine(Jobs.begin() + Begin, Jobs.begin() + End);
+      std::vector<MadeCandidate> Out =
+          Opt.makeAll(Mine, BatchBase + "." + std::to_string(W) + ".jsonl");
+      std::copy(Out.begin(), Out.end(), Made.begin() + Begin);
+    });
+  for (std::thread &T : Pool)
+    T.join();
+  return Made;
+}
+
+std::vector<MadeCandidate> Maker::makeAll(const std::vector<MakeJob> &Jobs,
+                                          const std::string &BatchBase) {
+  std::vector<MadeCandidate> Made(Jobs.size());
+  std::vector<MakeJob> ToRun;
+  std::vector<std::size_t> RunOf;
+  std::vector<std::string> Keys(Jobs.size());
+  for (std::size_t I = 0; I < Jobs.size(); ++I) {
+    Keys[I] = key(Jobs[I]);
+    if (copyOut(Keys[I], Jobs[I])) {
+      Made[I].Ok = true;
+      ++Hits;
+      continue;
+    }
+    ToRun.push_back(Jobs[I]);
+    RunOf.push_back(I);
+  }
+  std::vector<MadeCandidate> Ran = run(ToRun, BatchBase);
+  for (std::size_t K = 0; K < Ran.size(); ++K) {
+    Made[RunOf[K]] = Ran[K];
+    if (Ran[K].Ok)
+      remember(Keys[RunOf[K]], Jobs[RunOf[K]]);
+  }
+  return Made;
+}
+
+std::size_t Maker::prepare(const std::vector<MakeJob> &Jobs,
+                           const std::function<bool()> &Stop,
+                           std::size_t Chunk) {
+  std::vector<MakeJob> Todo;
+  std::vector<std::string> Keys;
+  for (const MakeJob &J : Jobs) {
+    std::string K = key(J);
+    std::error_code EC;
+    if (K.empty() || fs::exists(fs::path(MemoDir) / (K + ".cu"), EC) ||
+        std::find(Keys.begin(), Keys.end(), K) != Keys.end())
+      continue;
+    // Made into the memo's own directory, under the key.
+    MakeJob Ahead = J;
+    Ahead.Out = (fs::path(MemoDir) / ("ahead-" + K + ".cu")).string();
+    Ahead.Remarks =
+        (fs::path(MemoDir) / ("ahead-" + K + ".remarks.json")).string();
+    Todo.push_back(Ahead);
+    Keys.push_back(K);
+  }
+  std::error_code EC;
+  fs::create_directories(MemoDir, EC);
+  std::size_t Made = 0, Step = std::max<std::size_t>(1, Chunk) * Workers;
+  for (std::size_t At = 0; At < Todo.size() && !Stop(); At += Step) {
+    std::vector<MakeJob> Part(Todo.begin() + At,
+                              Todo.begin() + std::min(Todo.size(), At + Step));
+    std::vector<MadeCandidate> Out =
+        run(Part, (fs::path(MemoDir) / "ahead-batch").string());
+    for (std::size_t I = 0; I < Part.size(); ++I) {
+      if (Out[I].Ok) {
+        remember(Keys[At + I], Part[I]);
+        ++Made;
+      }
+      fs::remove(Part[I].Out, EC);
+      fs::remove(Part[I].Remarks, EC);
+    }
+  }
+  return Made;
+}
+
+} // namespace kopt::search
