@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -52,9 +53,9 @@ MadeCandidate KoptOpt::make(const std::string &Source,
   return M;
 }
 
-std::vector<MadeCandidate>
-KoptOpt::makeAll(const std::vector<MakeJob> &Jobs,
-                 const std::string &BatchFile) const {
+std::vector<MadeCandidate> KoptOpt::makeAll(const std::vector<MakeJob> &Jobs,
+                                            const std::string &BatchFile,
+                                            bool Background) const {
   std::vector<MadeCandidate> Made(Jobs.size());
   std::vector<bool> Answered(Jobs.size(), false);
   {
@@ -74,8 +75,10 @@ KoptOpt::makeAll(const std::vector<MakeJob> &Jobs,
     eval::ProcessOptions O;
     O.TimeoutSeconds = KoptOptTimeoutSeconds * (1 + Jobs.size() / 8.0);
     O.MaxCapturedBytes = 16 << 20;
-    eval::ProcessResult R =
-        eval::runProcess({Program, "--batch", BatchFile}, O);
+    std::vector<std::string> Argv = {Program, "--batch", BatchFile};
+    if (Background && std::filesystem::exists("/usr/bin/nice"))
+      Argv.insert(Argv.begin(), {"/usr/bin/nice", "-n", "19"});
+    eval::ProcessResult R = eval::runProcess(Argv, O);
     std::istringstream Lines(R.Output);
     for (std::string Line; std::getline(Lines, Line);) {
       if (Line.empty() || Line[0] != '{')
@@ -95,7 +98,7 @@ KoptOpt::makeAll(const std::vector<MakeJob> &Jobs,
     }
   }
   for (std::size_t I = 0; I < Jobs.size(); ++I)
-    if (!Answered[I])
+    if (!Answered[I] && !Background)
       Made[I] =
           make(Jobs[I].Source, Jobs[I].Recipe, Jobs[I].Out, Jobs[I].Remarks);
   return Made;

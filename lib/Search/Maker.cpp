@@ -86,7 +86,8 @@ void Maker::remember(const std::string &Key, const MakeJob &J) const {
 }
 
 std::vector<MadeCandidate> Maker::run(const std::vector<MakeJob> &Jobs,
-                                      const std::string &BatchBase) const {
+                                      const std::string &BatchBase,
+                                      bool Background) const {
   std::vector<MadeCandidate> Made(Jobs.size());
   unsigned N = static_cast<unsigned>(
       std::min<std::size_t>(Workers, (Jobs.size() + 1) / 2));
@@ -97,8 +98,8 @@ std::vector<MadeCandidate> Maker::run(const std::vector<MakeJob> &Jobs,
     Pool.emplace_back([&, W] {
       std::size_t Begin = Jobs.size() * W / N, End = Jobs.size() * (W + 1) / N;
       std::vector<MakeJob> Mine(Jobs.begin() + Begin, Jobs.begin() + End);
-      std::vector<MadeCandidate> Out =
-          Opt.makeAll(Mine, BatchBase + "." + std::to_string(W) + ".jsonl");
+      std::vector<MadeCandidate> Out = Opt.makeAll(
+          Mine, BatchBase + "." + std::to_string(W) + ".jsonl", Background);
       std::copy(Out.begin(), Out.end(), Made.begin() + Begin);
     });
   for (std::thread &T : Pool)
@@ -122,7 +123,7 @@ std::vector<MadeCandidate> Maker::makeAll(const std::vector<MakeJob> &Jobs,
     ToRun.push_back(Jobs[I]);
     RunOf.push_back(I);
   }
-  std::vector<MadeCandidate> Ran = run(ToRun, BatchBase);
+  std::vector<MadeCandidate> Ran = run(ToRun, BatchBase, false);
   for (std::size_t K = 0; K < Ran.size(); ++K) {
     Made[RunOf[K]] = Ran[K];
     if (Ran[K].Ok)
@@ -131,9 +132,7 @@ std::vector<MadeCandidate> Maker::makeAll(const std::vector<MakeJob> &Jobs,
   return Made;
 }
 
-std::size_t Maker::prepare(const std::vector<MakeJob> &Jobs,
-                           const std::function<bool()> &Stop,
-                           std::size_t Chunk) {
+std::size_t Maker::prepare(const std::vector<MakeJob> &Jobs) {
   std::vector<MakeJob> Todo;
   std::vector<std::string> Keys;
   for (const MakeJob &J : Jobs) {
@@ -152,20 +151,16 @@ std::size_t Maker::prepare(const std::vector<MakeJob> &Jobs,
   }
   std::error_code EC;
   fs::create_directories(MemoDir, EC);
-  std::size_t Made = 0, Step = std::max<std::size_t>(1, Chunk) * Workers;
-  for (std::size_t At = 0; At < Todo.size() && !Stop(); At += Step) {
-    std::vector<MakeJob> Part(Todo.begin() + At,
-                              Todo.begin() + std::min(Todo.size(), At + Step));
-    std::vector<MadeCandidate> Out =
-        run(Part, (fs::path(MemoDir) / "ahead-batch").string());
-    for (std::size_t I = 0; I < Part.size(); ++I) {
-      if (Out[I].Ok) {
-        remember(Keys[At + I], Part[I]);
-        ++Made;
-      }
-      fs::remove(Part[I].Out, EC);
-      fs::remove(Part[I].Remarks, EC);
+  std::vector<MadeCandidate> Out =
+      run(Todo, (fs::path(MemoDir) / "ahead-batch").string(), true);
+  std::size_t Made = 0;
+  for (std::size_t I = 0; I < Todo.size(); ++I) {
+    if (Out[I].Ok) {
+      remember(Keys[I], Todo[I]);
+      ++Made;
     }
+    fs::remove(Todo[I].Out, EC);
+    fs::remove(Todo[I].Remarks, EC);
   }
   return Made;
 }

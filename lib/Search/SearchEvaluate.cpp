@@ -34,7 +34,8 @@ bool Loop::evaluateValidated() {
     std::vector<Evaluation> V;
     {
       // The device evaluates while the CPU makes what the next round may
-      // ask for (lookAhead): the GPU waits less for the next batch.
+      // ask for (lookAhead, AheadWorker): the GPU waits less for the next
+      // round. The worker runs only while this thread waits here.
       PhaseTimer Time(R.Stats.PhaseSeconds["evaluating"]);
       double Busy = 0;
       std::future<std::vector<Evaluation>> Running =
@@ -42,25 +43,12 @@ bool Loop::evaluateValidated() {
             PhaseTimer Device(Busy);
             return E.evaluate(P, Paths, Errors);
           });
-      // A step of the look ahead (a proposal, a chunk of makes) starts
-      // only when the device should still be busy when it ends, judged by
-      // the last batch's time and the longest step so far: the device
-      // waits little for it.
-      auto Begin = std::chrono::steady_clock::now(), Last = Begin;
-      double Step = 0;
-      auto Stop = [&] {
-        auto Now = std::chrono::steady_clock::now();
-        Step =
-            std::max(Step, std::chrono::duration<double>(Now - Last).count());
-        Last = Now;
-        return Running.wait_for(std::chrono::seconds(0)) ==
-                   std::future_status::ready ||
-               std::chrono::duration<double>(Now - Begin).count() + Step >
-                   LastBatchSeconds;
-      };
-      if (!O.DryRun && O.LookAhead)
-        lookAhead({Waiting.begin() + At, Waiting.begin() + At + Take}, Stop);
+      if (!O.DryRun && O.LookAhead) {
+        Ahead.run(true);
+        lookAhead({Waiting.begin() + At, Waiting.begin() + At + Take}, Running);
+      }
       V = Running.get();
+      Ahead.run(false);
       R.Stats.GpuBusySeconds += Busy;
       LastBatchSeconds = Busy;
     }
@@ -91,18 +79,27 @@ bool Loop::evaluateValidated() {
   return true;
 }
 
-/// Makes into the memo the children the pass proposer would propose of
-/// \p Parents, the candidates a device is evaluating, until \p Stop: a
-/// round that expands one of them then copies what it makes (Maker). Only
-/// the pass proposer is asked (an LLM's proposals cost an exchange) and
-/// only in a copy of the skip counts, and nothing is stored: the search
+/// Queues for the AheadWorker the children the pass proposer would
+/// propose of the likeliest next parents (the fastest candidates evaluated
+/// and not yet expanded, then \p Evaluating, the batch on the device), a
+/// parent at a time while \p Running is under way: a proposal starts only
+/// when the device should still be busy when it ends (the last batch's
+/// time against the longest proposal so far), so the device waits little
+/// for it. Only the pass proposer is asked (an LLM's proposals cost an
+/// exchange), with its own skip counts, and nothing is stored: the search
 /// takes the same steps with or without it.
-void Loop::lookAhead(const std::vector<Candidate *> &Parents,
-                     const std::function<bool()> &Stop) {
+void Loop::lookAhead(const std::vector<Candidate *> &Evaluating,
+                     std::future<std::vector<Evaluation>> &Running) {
   PhaseTimer Time(R.Stats.PhaseSeconds["ahead"]);
-  std::map<std::string, long> Scratch;
-  // The likeliest next parents first: the fastest evaluated candidates not
-  // yet expanded, then those being evaluated.
+  auto Begin = std::chrono::steady_clock::now();
+  auto Stop = [&] {
+    double Spent =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Begin)
+            .count();
+    return Running.wait_for(std::chrono::seconds(0)) ==
+               std::future_status::ready ||
+           Spent + ProposeSeconds > LastBatchSeconds;
+  };
   std::vector<const Candidate *> Order;
   for (const Candidate &C : All)
     if (C.evaluatedOk())
@@ -111,24 +108,32 @@ void Loop::lookAhead(const std::vector<Candidate *> &Parents,
                    [](const Candidate *A, const Candidate *B) {
                      return A->Eval->Speedup > B->Eval->Speedup;
                    });
-  Order.insert(Order.end(), Parents.begin(), Parents.end());
+  Order.insert(Order.end(), Evaluating.begin(), Evaluating.end());
+  std::map<std::string, long> Scratch;
   for (const Candidate *Parent : Order) {
-    if (Stop() || Parent->Depth >= O.Depth || Parent->Expanded ||
-        splitRecipeStart(Parent->Recipe).LLMSeq != 0)
+    if (Parent->Depth >= O.Depth || Parent->Expanded ||
+        splitRecipeStart(Parent->Recipe).LLMSeq != 0 ||
+        !AheadProposed.insert(Parent->Id).second)
       continue;
-    ProposalContext Context = context(*Parent);
-    Context.Skipped = &Scratch;
-    std::vector<MakeJob> Jobs;
-    for (Proposer *Pr : Proposers) {
-      if (Pr->name() != "passes")
-        continue;
-      for (const Proposal &Child : Pr->propose(Context)) {
-        std::string Passes = splitRecipeStart(Child.Recipe).Passes;
-        if (!Passes.empty())
-          Jobs.push_back({P.sourcePath().string(), Passes, "", ""});
-      }
+    if (Stop()) {
+      AheadProposed.erase(Parent->Id);
+      return;
     }
-    MadeAhead += static_cast<long>(Make.prepare(Jobs, Stop, 1));
+    double Took = 0;
+    std::vector<MakeJob> Jobs;
+    {
+      PhaseTimer Proposing(Took);
+      ProposalContext Context = context(*Parent);
+      Context.Skipped = &Scratch;
+      for (Proposer *Pr : Proposers)
+        if (Pr->name() == "passes")
+          for (const Proposal &Child : Pr->propose(Context))
+            if (std::string Passes = splitRecipeStart(Child.Recipe).Passes;
+                !Passes.empty())
+              Jobs.push_back({P.sourcePath().string(), Passes, "", ""});
+    }
+    Ahead.add(std::move(Jobs));
+    ProposeSeconds = std::max(ProposeSeconds, Took);
   }
 }
 

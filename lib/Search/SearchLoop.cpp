@@ -246,7 +246,7 @@ SearchResult Loop::run(const std::string &DefaultPipeline) {
     R.StoppedBy = "depth";
   R.Candidates = S.candidates(R.ProblemId, E.name());
   R.Stats.Best = nullptr; // points into All, which goes away
-  R.Stats.MadeAhead = MadeAhead;
+  R.Stats.MadeAhead = Ahead.made();
   R.Stats.MemoHits = Make.memoHits();
   R.Stats.ElapsedSeconds = elapsed();
   return R;

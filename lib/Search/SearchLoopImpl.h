@@ -8,6 +8,7 @@
 #ifndef KOPT_SEARCH_SEARCHLOOPIMPL_H
 #define KOPT_SEARCH_SEARCHLOOPIMPL_H
 
+#include "AheadWorker.h"
 #include "kopt/Eval/Sha256.h"
 #include "kopt/Search/Executor.h"
 #include "kopt/Search/HostCode.h"
@@ -26,6 +27,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <set>
 #include <thread>
 
 namespace kopt::search::detail {
@@ -88,7 +90,11 @@ private:
   /// Children the proposers left out this run, by reason (SearchStats).
   std::map<std::string, long> Skipped;
   Maker Make;
-  long MadeAhead = 0;
+  AheadWorker Ahead{Make}; // after Make: it goes first
+  /// Parents whose children were queued ahead; the longest proposal for
+  /// it so far.
+  std::set<std::int64_t> AheadProposed;
+  double ProposeSeconds = 0;
   double LastBatchSeconds = 0; // the device's time for the last batch
 
   double elapsed() const {
@@ -215,8 +221,8 @@ private:
     return C;
   }
   bool expand();
-  void lookAhead(const std::vector<Candidate *> &Parents,
-                 const std::function<bool()> &Stop);
+  void lookAhead(const std::vector<Candidate *> &Evaluating,
+                 std::future<std::vector<Evaluation>> &Running);
 };
 
 } // namespace kopt::search::detail

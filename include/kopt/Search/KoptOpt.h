@@ -38,8 +38,12 @@ public:
   /// CUDA headers parsed once for jobs on one source; its job list is
   /// written to \p BatchFile). A job the batch left without an answer (the
   /// process crashed on it) is made alone, so its own error is reported.
+  /// \p Background runs the batch at the lowest priority (`nice -n 19`,
+  /// where there is one): work done ahead must not slow what a device
+  /// measures, nor the search's own making.
   std::vector<MadeCandidate> makeAll(const std::vector<MakeJob> &Jobs,
-                                     const std::string &BatchFile) const;
+                                     const std::string &BatchFile,
+                                     bool Background = false) const;
   /// Whether Clang parses \p Source as kopt-opt does (`--analyze`), with
   /// kopt-opt's diagnostics when it does not.
   MadeCandidate parse(const std::string &Source) const;

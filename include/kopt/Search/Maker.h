@@ -18,7 +18,6 @@
 #include "kopt/Search/KoptOpt.h"
 
 #include <atomic>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,12 +34,11 @@ public:
   std::vector<MadeCandidate> makeAll(const std::vector<MakeJob> &Jobs,
                                      const std::string &BatchBase);
 
-  /// Makes into the memo only the jobs it does not hold yet, a chunk of
-  /// \p Chunk jobs a worker at a time, until \p Stop says so (asked
-  /// between chunks); the jobs' Out and Remarks are not written. How many
-  /// were made.
-  std::size_t prepare(const std::vector<MakeJob> &Jobs,
-                      const std::function<bool()> &Stop, std::size_t Chunk);
+  /// Makes into the memo, at the lowest priority, the jobs it does not
+  /// hold yet (their Out and Remarks are not written); how many it made.
+  std::size_t prepare(const std::vector<MakeJob> &Jobs);
+  /// Processes prepare() runs side by side.
+  unsigned workers() const { return Workers; }
 
   /// Whether the memo holds \p J's output.
   bool holds(const MakeJob &J) const;
@@ -55,7 +53,8 @@ private:
   void remember(const std::string &Key, const MakeJob &J) const;
   /// Runs Jobs in Workers batch processes; results in job order.
   std::vector<MadeCandidate> run(const std::vector<MakeJob> &Jobs,
-                                 const std::string &BatchBase) const;
+                                 const std::string &BatchBase,
+                                 bool Background) const;
 
   const KoptOpt &Opt;
   std::string MemoDir, ProgramId;
