@@ -21,7 +21,7 @@ struct CommandLine {
   Budgets Limits;
   std::vector<std::string> Proposers = {"passes"};
   std::uint64_t Seed = 1;
-  bool DryRun = false, KeepWork = false, LookAhead = true;
+  bool DryRun = false, KeepWork = false, LookAhead = false;
   /// kopt-bench's containment: --contain, --no-contain, or (unset) on
   /// exactly when the llm proposer is used.
   std::optional<bool> Contain;

@@ -71,7 +71,7 @@ struct SearchOptions {
   std::function<void(const SearchStats &)> OnProgress;
   unsigned Jobs = 0; // kopt-opt processes side by side; 0: one per core
   /// Make the children a round may propose while the device evaluates.
-  bool LookAhead = true;
+  bool LookAhead = false;
 };
 
 struct SearchResult {
