@@ -33,11 +33,6 @@ void AheadWorker::run(bool Allow) {
   Wake.notify_all();
 }
 
-std::size_t AheadWorker::queued() {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  return Queue.size();
-}
-
 void AheadWorker::loop() {
   std::unique_lock<std::mutex> Lock(Mutex);
   while (true) {

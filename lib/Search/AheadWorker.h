@@ -31,8 +31,6 @@ public:
   void add(std::vector<MakeJob> Jobs);
   /// Lets the worker run (true) or stops it after its chunk (false).
   void run(bool Allowed);
-  /// Jobs queued and not taken yet.
-  std::size_t queued();
   long made() const { return Made; }
 
 private:

@@ -57,13 +57,6 @@ std::string Maker::key(const MakeJob &J) const {
   return eval::sha256Hex(ProgramId + '\0' + J.Recipe + '\0' + *Text);
 }
 
-bool Maker::holds(const MakeJob &J) const {
-  std::string K = key(J);
-  std::error_code EC;
-  return !K.empty() && fs::exists(fs::path(MemoDir) / (K + ".cu"), EC) &&
-         fs::exists(fs::path(MemoDir) / (K + ".remarks.json"), EC);
-}
-
 bool Maker::copyOut(const std::string &Key, const MakeJob &J) const {
   fs::path Base = fs::path(MemoDir) / Key;
   std::error_code EC;

@@ -36,19 +36,23 @@ bool Loop::evaluateValidated() {
       // The device evaluates while the CPU makes what the next round may
       // ask for (lookAhead, AheadWorker): the GPU waits less for the next
       // round. The worker runs only while this thread waits here.
+      // Without it the evaluation runs on this thread, as it always did.
       PhaseTimer Time(R.Stats.PhaseSeconds["evaluating"]);
       double Busy = 0;
-      std::future<std::vector<Evaluation>> Running =
-          std::async(std::launch::async, [&] {
-            PhaseTimer Device(Busy);
-            return E.evaluate(P, Paths, Errors);
-          });
-      if (!O.DryRun && O.LookAhead) {
+      auto Evaluate = [&] {
+        PhaseTimer Device(Busy);
+        return E.evaluate(P, Paths, Errors);
+      };
+      if (O.LookAhead && !O.DryRun) {
+        std::future<std::vector<Evaluation>> Running =
+            std::async(std::launch::async, Evaluate);
         Ahead.run(true);
         lookAhead({Waiting.begin() + At, Waiting.begin() + At + Take}, Running);
+        V = Running.get();
+        Ahead.run(false);
+      } else {
+        V = Evaluate();
       }
-      V = Running.get();
-      Ahead.run(false);
       R.Stats.GpuBusySeconds += Busy;
       LastBatchSeconds = Busy;
     }

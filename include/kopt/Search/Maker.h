@@ -40,8 +40,6 @@ public:
   /// Processes prepare() runs side by side.
   unsigned workers() const { return Workers; }
 
-  /// Whether the memo holds \p J's output.
-  bool holds(const MakeJob &J) const;
   /// Jobs makeAll copied from the memo.
   long memoHits() const { return Hits; }
 
