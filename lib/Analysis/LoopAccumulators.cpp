@@ -93,7 +93,12 @@ std::optional<Update> matchSelect(const VarDecl *V, const Expr *Target,
                                   const Expr *Taken, const Expr *Cond,
                                   const Expr *Kept, const ASTContext &Ctx) {
   const auto *B = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
-  if (!B || !B->isRelationalOp() || referencedVar(Taken) == V)
+  // e of v's own type: a selection that converts (`int v = e` of a long
+  // long e) compares one value and keeps another, and then the order
+  // matters.
+  if (!B || !B->isRelationalOp() || referencedVar(Taken) == V ||
+      Taken->getType().getCanonicalType().getUnqualifiedType() !=
+          V->getType().getCanonicalType().getUnqualifiedType())
     return std::nullopt;
   const Expr *L = B->getLHS()->IgnoreParenImpCasts();
   const Expr *R = B->getRHS()->IgnoreParenImpCasts();

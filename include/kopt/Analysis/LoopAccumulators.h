@@ -14,7 +14,8 @@
 //     fmaxf, fmax, max (a maximum) or fminf, fmin, min (a minimum), or a
 //     selection `if (e > v) v = e;` / `v = e > v ? e : v;` (a maximum;
 //     `>=`, `v < e` alike; `<` a minimum) with e the same side-effect-free
-//     expression in the test and the assignment; one kind per variable;
+//     expression, of v's type, in the test and the assignment; one kind
+//     per variable;
 //   * e reads no accumulator of the loop, and nothing else in the loop
 //     reads one: a thread's partial value decides nothing;
 //   * the variable is a built-in integer or floating-point scalar that

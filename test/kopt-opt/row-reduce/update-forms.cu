@@ -91,6 +91,21 @@ __global__ void other_value(const float *__restrict__ in,
   }
 }
 
+// A selection that converts: the test compares the long long, the int
+// keeps its low bits, and which one wins then depends on the order.
+// CHECK: update-forms.cu:[[@LINE+8]]:9: remark: thread-per-row kernel not re-mapped: the loop carries more than a reduction: 'm = in[i * n + j]' writes 'm', which the loop carries, other than as a sum (+=, -=, ++, fmaf) or a maximum or minimum (fmaxf, max, fminf, min, 'if (e > v) v = e') [-Rpass-missed=row-reduce]
+__global__ void narrowing(const long long *__restrict__ in,
+                          int *__restrict__ out, int rows, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows) {
+    int m = 0;
+    for (int j = 0; j < n; j++)
+      if (in[i * n + j] > m)
+        m = in[i * n + j];
+    out[i] = m;
+  }
+}
+
 // A sum under a condition is still a sum: the guard is not a selection.
 // CHECK: update-forms.cu:[[@LINE+1]]:17: remark: 'guarded_sum_kopt_rows' runs each row of 'i' on 32 threads: 1 loop split among them (1 combining a reduction after it), 0 run by each in the original order, 1 stores outside loops by one; 1 launch run it with 32x the grid [-Rpass=row-reduce]
 __global__ void guarded_sum(const int *__restrict__ in, int *__restrict__ out,
@@ -113,6 +128,7 @@ void launch(const float *a, const float *x, float *y, const int *v, int *hi,
   nan_in<<<(m + 255) / 256, 256>>>(a, y, m, n);
   other_value<<<(m + 255) / 256, 256>>>(a, x, y, m, n);
   guarded_sum<<<(m + 255) / 256, 256>>>(v, hi, m, n);
+  narrowing<<<(m + 255) / 256, 256>>>((const long long *)v, hi, m, n);
 }
 
 // OUT-LABEL: fma_dot_kopt_rows(
