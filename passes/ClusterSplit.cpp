@@ -287,8 +287,9 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
     for (const Accumulator &A : L.Accumulators) {
       std::string V = A.Var->getNameAsString();
       std::string T = A.Var->getType().getUnqualifiedType().getAsString(PP);
-      if (A.Kind == Accumulator::Sum)
-        Before += "if (kopt_rank != 0u)\n" + In + "  " + V + " = 0;\n" + In;
+      if (std::string Restart = restartStatement(A, "kopt_rank != 0u", In);
+          !Restart.empty())
+        Before += Restart + In;
       auto It = llvm::find(Buffers, T);
       std::string Buf = "kopt_cluster_buf" +
                         std::to_string(It - Buffers.begin());

@@ -296,8 +296,9 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
       std::string V = A.Var->getNameAsString();
       std::string T = A.Var->getType().getUnqualifiedType().getAsString(PP);
       Names += (Names.empty() ? "'" : ", '") + V + "'";
-      if (A.Kind == Accumulator::Sum)
-        Before += In + "if (kopt_lane != 0u)\n" + In + "  " + V + " = 0;\n";
+      if (std::string Restart = restartStatement(A, "kopt_lane != 0u", In);
+          !Restart.empty())
+        Before += In + Restart;
       auto Fold = [&](const std::string &Other) {
         return foldStatement(A, T, Other);
       };

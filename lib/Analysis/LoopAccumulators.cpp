@@ -262,4 +262,13 @@ std::string foldStatement(const Accumulator &A, StringRef Type,
          " = " + combineExpr(A, V, "kopt_y") + "; }";
 }
 
+std::string restartStatement(const Accumulator &A, StringRef Others,
+                             StringRef Indent) {
+  if (A.Kind != Accumulator::Sum)
+    return "";
+  return ("if (" + Others + ")\n" + Indent + "  " + A.Var->getNameAsString() +
+          " = 0;\n")
+      .str();
+}
+
 } // namespace kopt

@@ -57,11 +57,16 @@ std::string Maker::key(const MakeJob &J) const {
   return eval::sha256Hex(ProgramId + '\0' + J.Recipe + '\0' + *Text);
 }
 
-bool Maker::copyOut(const std::string &Key, const MakeJob &J) const {
+bool Maker::held(const std::string &Key) const {
   fs::path Base = fs::path(MemoDir) / Key;
   std::error_code EC;
-  if (Key.empty() || !fs::exists(Base.string() + ".cu", EC) ||
-      !fs::exists(Base.string() + ".remarks.json", EC))
+  return !Key.empty() && fs::exists(Base.string() + ".cu", EC) &&
+         fs::exists(Base.string() + ".remarks.json", EC);
+}
+
+bool Maker::copyOut(const std::string &Key, const MakeJob &J) const {
+  fs::path Base = fs::path(MemoDir) / Key;
+  if (!held(Key))
     return false;
   return copyWhole(Base.string() + ".remarks.json", J.Remarks) &&
          copyWhole(Base.string() + ".cu", J.Out);
@@ -130,8 +135,7 @@ std::size_t Maker::prepare(const std::vector<MakeJob> &Jobs) {
   std::vector<std::string> Keys;
   for (const MakeJob &J : Jobs) {
     std::string K = key(J);
-    std::error_code EC;
-    if (K.empty() || fs::exists(fs::path(MemoDir) / (K + ".cu"), EC) ||
+    if (K.empty() || held(K) ||
         std::find(Keys.begin(), Keys.end(), K) != Keys.end())
       continue;
     // Made into the memo's own directory, under the key.

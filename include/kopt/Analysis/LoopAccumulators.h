@@ -78,6 +78,13 @@ std::string combineExpr(const Accumulator &A, llvm::StringRef X,
 std::string foldStatement(const Accumulator &A, llvm::StringRef Type,
                           llvm::StringRef Other);
 
+/// For a sum whose loop is divided among participants that each fold a
+/// share: `if (Others)\n<Indent>  v = 0;\n`, so that only the participant
+/// for which \p Others is false keeps the value v had before the loop; ""
+/// for maxima and minima, which may see their start any number of times.
+std::string restartStatement(const Accumulator &A, llvm::StringRef Others,
+                             llvm::StringRef Indent);
+
 } // namespace kopt
 
 #endif // KOPT_ANALYSIS_LOOPACCUMULATORS_H

@@ -47,6 +47,8 @@ private:
   /// The memo's name for J's output: the hash of the program, recipe and
   /// source text; "" if the source cannot be read.
   std::string key(const MakeJob &J) const;
+  /// Whether the memo holds an output under Key (its remarks and source).
+  bool held(const std::string &Key) const;
   bool copyOut(const std::string &Key, const MakeJob &J) const;
   void remember(const std::string &Key, const MakeJob &J) const;
   /// Runs Jobs in Workers batch processes; results in job order.
