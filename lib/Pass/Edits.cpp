@@ -20,6 +20,10 @@ Error notInMainFile() {
 } // namespace
 
 Error EditSet::add(const tooling::Replacement &R) {
+  // tooling::Replacements joins two insertions at one offset into one that
+  // inserts both texts; the same edit proposed twice is one edit.
+  if (llvm::is_contained(Replaces, R))
+    return Error::success();
   if (Error E = Replaces.add(R))
     return createStringError(inconvertibleErrorCode(),
                              "conflicting edits: " + toString(std::move(E)));
