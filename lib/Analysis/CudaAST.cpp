@@ -5,6 +5,7 @@
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/ParentMapContext.h"
@@ -18,6 +19,21 @@
 using namespace clang;
 
 namespace kopt {
+
+std::string typeAsWritten(QualType T, const PrintingPolicy &PP) {
+  SplitQualType S = T.split();
+  std::string Quals = S.Quals.getAsString(PP);
+  if (const auto *Sub = dyn_cast<SubstTemplateTypeParmType>(S.Ty))
+    if (const TemplateTypeParmDecl *P = Sub->getReplacedParameter();
+        P && P->getIdentifier())
+      return (Quals.empty() ? "" : Quals + " ") + P->getName().str();
+  if (const auto *Ptr = dyn_cast<PointerType>(S.Ty)) {
+    std::string Inner = typeAsWritten(Ptr->getPointeeType(), PP);
+    if (Inner != Ptr->getPointeeType().getAsString(PP))
+      return Inner + " *" + Quals;
+  }
+  return T.getAsString(PP);
+}
 
 const Expr *stripCasts(const Expr *E) {
   while (E) {

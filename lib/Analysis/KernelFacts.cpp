@@ -275,6 +275,7 @@ KernelInfo analyzeKernel(const FunctionDecl *FD, ASTContext &Ctx) {
   K.Name = FD->getQualifiedNameAsString();
   K.Loc = lineCol(FD->getLocation(), Ctx);
   K.IsTemplate = FD->getDescribedFunctionTemplate() != nullptr;
+  K.TemplateArgs = templateArgumentsText(FD);
   K.Decl = FD;
   for (const ParmVarDecl *P : FD->parameters()) {
     ParamInfo PI;

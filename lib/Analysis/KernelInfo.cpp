@@ -4,6 +4,8 @@
 #include "kopt/Analysis/Matching.h"
 
 #include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/TemplateBase.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
@@ -114,7 +116,52 @@ ProgramInfo::constantBlock(StringRef Kernel) const {
   return *Block;
 }
 
+ProgramInfo ProgramInfo::forInstance(const KernelInfo &Template,
+                                     const KernelInfo &Instance) const {
+  ProgramInfo View = *this;
+  for (KernelInfo &K : View.Kernels)
+    if (K.IsTemplate && K.Name == Template.Name) {
+      K = Instance;
+      K.Instances.clear();
+    }
+  llvm::erase_if(View.LaunchSites, [&](const LaunchSite &L) {
+    return L.Kernel == Template.Name && L.TemplateArgs != Instance.TemplateArgs;
+  });
+  return View;
+}
+
+std::string templateArgumentsText(const FunctionDecl *FD) {
+  const TemplateArgumentList *Args =
+      FD ? FD->getTemplateSpecializationArgs() : nullptr;
+  if (!Args)
+    return "";
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  PrintingPolicy PP(FD->getASTContext().getLangOpts());
+  PP.SuppressTagKeyword = true;
+  printTemplateArgumentList(OS, Args->asArray(), PP);
+  return Text;
+}
+
 namespace {
+
+/// The instantiations of template kernel FD that have a body (the ones
+/// this file uses), explicit specializations left out: they are kernels of
+/// their own.
+std::vector<const FunctionDecl *> instancesOf(const FunctionDecl *FD) {
+  std::vector<const FunctionDecl *> Out;
+  const FunctionTemplateDecl *T = FD->getDescribedFunctionTemplate();
+  if (!T)
+    return Out;
+  for (const FunctionDecl *S : T->specializations()) {
+    TemplateSpecializationKind TSK = S->getTemplateSpecializationKind();
+    if ((TSK == TSK_ImplicitInstantiation ||
+         TSK == TSK_ExplicitInstantiationDefinition) &&
+        S->getBody())
+      Out.push_back(S);
+  }
+  return Out;
+}
 
 /// Kernel definitions written in the main file (templates as written, not
 /// their instantiations), in source order.
@@ -140,8 +187,11 @@ ProgramInfo analyzeProgram(ParsedSource &Source, StringRef GpuArch) {
   Info.File = Source.Path;
   Info.GpuArch = GpuArch.str();
   ASTContext &DeviceCtx = Source.Device->getASTContext();
-  for (const FunctionDecl *FD : findKernels(DeviceCtx))
+  for (const FunctionDecl *FD : findKernels(DeviceCtx)) {
     Info.Kernels.push_back(analyzeKernel(FD, DeviceCtx));
+    for (const FunctionDecl *I : instancesOf(FD))
+      Info.Kernels.back().Instances.push_back(analyzeKernel(I, DeviceCtx));
+  }
   findLaunchSites(Source.Host->getASTContext(), Info);
   return Info;
 }

@@ -99,7 +99,7 @@ json::Value kernel(const KernelInfo &K) {
   if (K.LaunchBoundsMaxThreads || K.LaunchBoundsMinBlocks)
     LB = json::Object{{"max_threads", optInt(K.LaunchBoundsMaxThreads)},
                       {"min_blocks", optInt(K.LaunchBoundsMinBlocks)}};
-  return json::Object{
+  json::Object O{
       {"name", K.Name},
       {"loc", loc(K.Loc)},
       {"template", K.IsTemplate},
@@ -114,6 +114,15 @@ json::Value kernel(const KernelInfo &K) {
       {"shared_arrays", std::move(Shared)},
       {"rereads", std::move(ReReads)},
   };
+  if (!K.TemplateArgs.empty())
+    O["template_args"] = K.TemplateArgs;
+  if (K.IsTemplate) {
+    json::Array Instances;
+    for (const KernelInfo &I : K.Instances)
+      Instances.push_back(kernel(I));
+    O["instances"] = std::move(Instances);
+  }
+  return O;
 }
 
 } // namespace
@@ -126,6 +135,7 @@ json::Value toJSON(const ProgramInfo &Info) {
   for (const LaunchSite &L : Info.LaunchSites)
     Launches.push_back(json::Object{
         {"kernel", L.Kernel},
+        {"template_args", L.TemplateArgs},
         {"caller", L.Caller},
         {"loc", loc(L.Loc)},
         {"grid", dim(L.Grid)},

@@ -50,6 +50,7 @@ LaunchSite launchSite(const CUDAKernelCallExpr *Call,
                       const FunctionDecl *Caller, ASTContext &Ctx) {
   LaunchSite L;
   L.Kernel = Call->getDirectCallee()->getQualifiedNameAsString();
+  L.TemplateArgs = templateArgumentsText(Call->getDirectCallee());
   L.Caller = Caller ? Caller->getQualifiedNameAsString() : "";
   L.CallerDecl = Caller;
   L.Loc = lineCol(Call->getBeginLoc(), Ctx);

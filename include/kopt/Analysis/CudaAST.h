@@ -25,6 +25,11 @@
 
 namespace kopt {
 
+/// T as a template's text writes it: in an instantiation, a type that
+/// stands for a template parameter is printed as the parameter (`T`,
+/// `const T`, `T *`); any other type as Clang prints it.
+std::string typeAsWritten(clang::QualType T, const clang::PrintingPolicy &PP);
+
 /// CUDA's built-in index variables.
 enum class BuiltinVar { ThreadIdx, BlockIdx, BlockDim, GridDim };
 

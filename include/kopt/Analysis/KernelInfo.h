@@ -98,7 +98,14 @@ struct ReReadInfo {
 struct KernelInfo {
   std::string Name;
   LineCol Loc;
+  /// A function template as written (its Decl is the pattern).
   bool IsTemplate = false;
+  /// For an instantiation of a template kernel: its arguments as written in
+  /// C++ ("<float, 256>"); empty otherwise.
+  std::string TemplateArgs;
+  /// For a template (IsTemplate): the facts of each instantiation of it
+  /// that this file defines, in the order Clang made them.
+  std::vector<KernelInfo> Instances;
   std::vector<ParamInfo> Params;
   std::vector<std::string> Attributes;
   std::optional<int64_t> LaunchBoundsMaxThreads;
@@ -131,6 +138,9 @@ struct LaunchDim {
 
 struct LaunchSite {
   std::string Kernel;
+  /// The launched specialization's template arguments ("<float, 256>"), as
+  /// KernelInfo::TemplateArgs; empty for a kernel that is not a template.
+  std::string TemplateArgs;
   std::string Caller;
   LineCol Loc;
   LaunchDim Grid, Block, SharedBytes, Stream;
@@ -166,7 +176,16 @@ struct ProgramInfo {
   /// file, a block that is not a compile-time constant, two blocks).
   std::variant<BlockExtents, std::string>
   constantBlock(llvm::StringRef Kernel) const;
+  /// This program as a pass sees one instantiation of a template kernel:
+  /// Instance in place of its template, and of the template's launches
+  /// only those of that instantiation.
+  ProgramInfo forInstance(const KernelInfo &Template,
+                          const KernelInfo &Instance) const;
 };
+
+/// The template arguments of a function template's specialization as C++
+/// writes them ("<float, 256>"); empty for other functions.
+std::string templateArgumentsText(const clang::FunctionDecl *FD);
 
 /// The facts of one kernel definition (device-side AST).
 KernelInfo analyzeKernel(const clang::FunctionDecl *FD, clang::ASTContext &Ctx);
