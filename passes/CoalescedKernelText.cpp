@@ -258,7 +258,7 @@ std::optional<std::string> coarsenedLaunch(const LaunchSite &L, Fold F,
   std::string Args;
   for (const std::string &A : P->Args)
     Args += A + ", ";
-  const std::string &Callee = P->Callee;
+  std::string Copy = P->callee("_kopt_coalesced");
   std::string R = std::to_string(F.Rows) + "u";
   std::string C = std::to_string(F.Cols) + "u";
   std::string Out = "{\n";
@@ -270,7 +270,7 @@ std::optional<std::string> coarsenedLaunch(const LaunchSite &L, Fold F,
                : std::to_string(F.Rows) +
                      " of the original blocks a block along y\n");
   Out += Indent + "  const dim3 kopt_grid(" + Conf[0] + ");\n";
-  Out += Indent + "  " + Callee + "_kopt_coalesced<<<dim3(" +
+  Out += Indent + "  " + Copy + "<<<dim3(" +
          (Wide ? "(kopt_grid.x + " + C + " - 1u) / " + C : "kopt_grid.x") +
          ", (kopt_grid.y + " + R + " - 1u) / " + R + ", kopt_grid.z)";
   for (std::size_t I = 1; I < Conf.size(); ++I)

@@ -77,6 +77,8 @@ using Replacement = std::tuple<unsigned, unsigned, std::string>;
 const char *const RowsSuffix = "_kopt_rows";
 
 class RowReducePass : public KernelPass<RowReduceOptions> {
+  bool rewritesInstances() const override { return true; }
+
   void runOnKernel(KernelContext &KC) override {
     const KernelInfo &K = KC.kernel();
     unsigned G = options().ThreadsPerRow;
@@ -232,7 +234,7 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
     Edits.emplace_back(
         Row->first, Row->second - Row->first,
         "static_cast<" +
-            P.RowInit->IgnoreImpCasts()->getType().getAsString(PP) + ">(" +
+            typeAsWritten(P.RowInit->IgnoreImpCasts()->getType(), PP) + ">(" +
             (G > 32 ? std::string("blockIdx.x") : "kopt_t / " + Gs + "u") +
             ")");
     auto Wrap = [&](const Stmt *S, const std::string &Cond) {
@@ -294,7 +296,7 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
     std::string Names, Before, After;
     for (const Accumulator &A : L.Accumulators) {
       std::string V = A.Var->getNameAsString();
-      std::string T = A.Var->getType().getUnqualifiedType().getAsString(PP);
+      std::string T = typeAsWritten(A.Var->getType().getUnqualifiedType(), PP);
       Names += (Names.empty() ? "'" : ", '") + V + "'";
       if (std::string Restart = restartStatement(A, "kopt_lane != 0u", In);
           !Restart.empty())
@@ -363,7 +365,7 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
     if (!BodyAt || Bound.empty() || !isRewritable(L.For->getSourceRange(), Ctx))
       return false;
     PrintingPolicy PP(Ctx.getLangOpts());
-    std::string T = CL->Var->getType().getUnqualifiedType().getAsString(PP);
+    std::string T = typeAsWritten(CL->Var->getType().getUnqualifiedType(), PP);
     std::string V = CL->Var->getNameAsString();
     unsigned Begin = Ctx.getSourceManager().getFileOffset(L.For->getBeginLoc());
     Edits.emplace_back(Begin, BodyAt->first - Begin,
@@ -384,7 +386,7 @@ class RowReducePass : public KernelPass<RowReduceOptions> {
     if (!CL || !BodyAt || !isRewritable(L.For->getSourceRange(), Ctx))
       return false;
     PrintingPolicy PP(Ctx.getLangOpts());
-    std::string T = CL->Var->getType().getUnqualifiedType().getAsString(PP);
+    std::string T = typeAsWritten(CL->Var->getType().getUnqualifiedType(), PP);
     std::string Start = sourceText(CL->Init->getSourceRange(), Ctx);
     std::string Bound = sourceText(CL->Bound->getSourceRange(), Ctx);
     if (Start.empty() || Bound.empty())

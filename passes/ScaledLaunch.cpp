@@ -77,9 +77,9 @@ std::optional<std::string> scaledLaunch(const LaunchSite &L,
       Cond += " &&\n" + In + "      " + Extra;
   return "{\n" + In + "  // " + Spec.Comment + "\n" + In + "  const auto " + G +
          " = (" + P->Config[0] + ");\n" + In + "  if (" + Cond + ")\n" + In +
-         "    " + P->Callee + Spec.FastSuffix + "<<<" + FastGrid + FastRest +
+         "    " + P->callee(Spec.FastSuffix) + "<<<" + FastGrid + FastRest +
          ">>>(" + FastArgs + ");\n" + In + "  else\n" + In + "    " +
-         P->Callee + "<<<" + G + Rest + ">>>(" + Args + ");\n" + In + "}";
+         P->callee() + "<<<" + G + Rest + ">>>(" + Args + ");\n" + In + "}";
 }
 
 } // namespace

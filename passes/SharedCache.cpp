@@ -85,13 +85,13 @@ struct Row {
 };
 
 class SharedCachePass : public KernelPass<SharedCacheOptions> {
+  bool rewritesInstances() const override { return true; }
+
   void runOnKernel(KernelContext &KC) override {
     const KernelInfo &K = KC.kernel();
     ASTContext &AC = KC.deviceContext();
     if (!K.Decl || !K.Decl->getBody())
       return;
-    if (K.IsTemplate)
-      return KC.missed(Twine(Prefix) + "template kernels are not handled");
     ReReadLoops Found = findReReadLoops(K, AC);
     for (const Refusal &R : Found.Refusals)
       KC.refused(R, Prefix);
@@ -324,7 +324,7 @@ class SharedCachePass : public KernelPass<SharedCacheOptions> {
                               const std::string &In, ASTContext &AC) {
     PrintingPolicy PP(AC.getLangOpts());
     PP.SuppressTagKeyword = true;
-    std::string T = CL.Var->getType().getUnqualifiedType().getAsString(PP);
+    std::string T = typeAsWritten(CL.Var->getType().getUnqualifiedType(), PP);
     std::string N = sourceText(G.Bound->getSourceRange(), AC);
     std::string Cap = std::to_string(Capacity);
     std::string Batch = std::to_string(CopyBatch);

@@ -107,7 +107,11 @@ std::optional<DefinitionLayout> definitionLayout(const FunctionDecl *F,
     return std::nullopt;
   DefinitionLayout L;
   L.Body = Body;
-  L.Begin = SM.getFileOffset(SM.getExpansionLoc(F->getBeginLoc()));
+  const FunctionDecl *Pattern = F->getTemplateInstantiationPattern();
+  const FunctionTemplateDecl *T =
+      (Pattern ? Pattern : F)->getDescribedFunctionTemplate();
+  L.Begin = SM.getFileOffset(
+      SM.getExpansionLoc(T ? T->getBeginLoc() : F->getBeginLoc()));
   L.End = SM.getFileOffset(Body->getRBracLoc()) + 1;
   L.NameAt = SM.getFileOffset(F->getLocation());
   L.NameEnd = L.NameAt + F->getName().size();
@@ -227,7 +231,18 @@ std::optional<LaunchPieces> launchPieces(const CUDAKernelCallExpr *Call,
       return std::nullopt;
     P.Args.push_back(Text);
   }
-  P.Callee = sourceText(Call->getCallee()->getSourceRange(), HC);
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreParenImpCasts());
+  if (Ref && Ref->hasExplicitTemplateArgs()) {
+    P.Callee = sourceText(
+        SourceRange(Ref->getBeginLoc(), Ref->getNameInfo().getEndLoc()), HC);
+    P.CalleeArgs =
+        sourceText(SourceRange(Ref->getLAngleLoc(), Ref->getRAngleLoc()), HC);
+    if (P.CalleeArgs.empty())
+      return std::nullopt;
+  } else {
+    P.Callee = sourceText(Call->getCallee()->getSourceRange(), HC);
+  }
   if (P.Config.size() < 2 || P.Callee.empty())
     return std::nullopt;
   return P;

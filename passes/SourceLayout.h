@@ -64,7 +64,8 @@ std::string indentOf(clang::SourceLocation Loc, const clang::ASTContext &Ctx);
 
 /// A kernel's definition as the passes that write a renamed copy of it
 /// (row-reduce, thread-per-block, cluster-split) see it: [Begin, End) from
-/// its first token through its closing brace, its name at [NameAt,
+/// its first token (`template` for a template or an instantiation of one)
+/// through its closing brace, its name at [NameAt,
 /// NameEnd), BodyStart just inside its opening brace, and the indentation
 /// of its body's statements.
 struct DefinitionLayout {
@@ -124,7 +125,13 @@ attrOffsets(const clang::Attr *A, clang::ASTContext &Ctx);
 /// (grid, block, then shared bytes and stream where given) and the call's
 /// arguments.
 struct LaunchPieces {
-  std::string Callee;
+  /// The kernel's name as written (`ns::k`), and the template arguments
+  /// written after it (`<float, 256>`, or empty).
+  std::string Callee, CalleeArgs;
+  /// The launched kernel, its name with Suffix appended (a renamed copy).
+  std::string callee(llvm::StringRef Suffix = "") const {
+    return Callee + Suffix.str() + CalleeArgs;
+  }
   std::vector<std::string> Config; ///< at least grid and block
   std::vector<std::string> Args;
   std::vector<const clang::Expr *> ConfigExprs; ///< as Config

@@ -124,10 +124,10 @@ whyBodyMayStore(const Stmt *Body, const std::set<const Expr *> &ElementWrites,
 }
 
 class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
+  bool rewritesInstances() const override { return true; }
+
   void runOnKernel(KernelContext &KC) override {
     const KernelInfo &K = KC.kernel();
-    if (K.IsTemplate)
-      return KC.missed("loads not staged: template kernels are not handled");
     Added = 0;
     for (const LoopInfo &L : K.Loops)
       if (L.K == LoopInfo::BlockStride && L.For)
@@ -261,7 +261,7 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
                 I4 = In + "        ";
     PrintingPolicy PP(AC.getLangOpts());
     std::string IndexType =
-        R.Var->getType().getUnqualifiedType().getAsString(PP);
+        typeAsWritten(R.Var->getType().getUnqualifiedType(), PP);
     std::string Var = R.Var->getNameAsString();
     std::string Bound = sourceText(CL->Bound->getSourceRange(), AC);
     std::string Chunk = std::to_string(U * P.Width * B);

@@ -96,6 +96,8 @@ struct InputUses {
 };
 
 class StreamingLoadsPass : public KernelPass<StreamingLoadsOptions> {
+  bool rewritesInstances() const override { return true; }
+
   /// `__ldcs(&p[i])`: a load this pass (or the user) already made.
   static bool isStreamedAlready(const UnaryOperator *Addr, ParentMap &Parents) {
     const Stmt *P =
@@ -268,10 +270,6 @@ class StreamingLoadsPass : public KernelPass<StreamingLoadsOptions> {
   void runOnKernel(KernelContext &KC) override {
     const KernelInfo &K = KC.kernel();
     ASTContext &AC = KC.deviceContext();
-    if (K.IsTemplate) {
-      KC.missed("loads not streamed: template kernels are not rewritten");
-      return;
-    }
     const Stmt *Body = K.Decl->getBody();
     ParentMap Parents(const_cast<Stmt *>(Body));
     if (options().ReductionsOnly)

@@ -52,6 +52,8 @@ struct OutputUses {
 };
 
 class StreamingStoresPass : public KernelPass<StreamingStoresOptions> {
+  bool rewritesInstances() const override { return true; }
+
   /// `__stcs(&p[i], v)`: a store this pass (or the user) already made.
   static bool isStreamedAlready(const UnaryOperator *Addr, ParentMap &Parents) {
     const Stmt *P =
@@ -142,11 +144,6 @@ class StreamingStoresPass : public KernelPass<StreamingStoresOptions> {
     if (!K.Decl || !K.Decl->getBody())
       return;
     ASTContext &AC = Ctx.deviceContext();
-    if (K.IsTemplate) {
-      Ctx.missed(K.Name, K.Loc,
-                 "stores not rewritten: template kernels are not rewritten");
-      return;
-    }
     const Stmt *Body = K.Decl->getBody();
     ParentMap Parents(const_cast<Stmt *>(Body));
     for (const ParamInfo &P : K.Params) {

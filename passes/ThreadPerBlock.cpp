@@ -68,6 +68,8 @@ const char *const ThreadsSuffix = "_kopt_threads";
 constexpr uint64_t MaxPrivateSharedBytes = 256;
 
 class ThreadPerBlockPass : public KernelPass<ThreadPerBlockOptions> {
+  bool rewritesInstances() const override { return true; }
+
   void runOnKernel(KernelContext &KC) override {
     const KernelInfo &K = KC.kernel();
     unsigned P = options().Block;
@@ -77,7 +79,7 @@ class ThreadPerBlockPass : public KernelPass<ThreadPerBlockOptions> {
     if (P < 32 || P > 1024 || P % 32)
       return Missed(K.Loc, "block=" + Twine(P) +
                                " is not a multiple of 32 from 32 to 1024");
-    if (StringRef(K.Name).contains(ThreadsSuffix) || K.IsTemplate)
+    if (StringRef(K.Name).contains(ThreadsSuffix))
       return;
     std::string NewName = K.Name + ThreadsSuffix;
     if (KC.info().kernel(NewName))

@@ -69,13 +69,11 @@ namespace {
 constexpr int64_t MaxInnerTrips = 16;
 
 class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
+  bool rewritesInstances() const override { return true; }
+
   void runOnKernel(KernelContext &KC) override {
     PassContext &Ctx = KC.pass();
     const KernelInfo &K = KC.kernel();
-    if (K.IsTemplate) {
-      Ctx.missed(K.Name, K.Loc, "template kernels are not vectorized yet");
-      return;
-    }
     if (!K.Decl->getBody())
       return;
     if (declaresVectorCarrier(K.Decl->getBody(), Ctx.deviceContext())) {
@@ -322,8 +320,8 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     std::string Indent = indentAt(Code, LoopRange->first);
     std::string I1 = Indent + "  ", I2 = Indent + "    ",
                 I3 = Indent + "      ";
-    std::string IndexType = R.Var->getType().getUnqualifiedType().getAsString(
-        PrintingPolicy(AC.getLangOpts()));
+    std::string IndexType = typeAsWritten(R.Var->getType().getUnqualifiedType(),
+                                          PrintingPolicy(AC.getLangOpts()));
     std::string W = std::to_string(P.Width);
     std::string Init = sourceText(ThreadStart->getSourceRange(), AC);
     std::string Step = sourceText(CL->Step->getSourceRange(), AC);
@@ -512,8 +510,8 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
             AC.getSourceManager().getExpansionLoc(K.Decl->getBeginLoc())));
     std::string I1 = Indent + "  ", I2 = Indent + "    ",
                 I3 = Indent + "      ";
-    std::string IndexType = R.Var->getType().getUnqualifiedType().getAsString(
-        PrintingPolicy(AC.getLangOpts()));
+    std::string IndexType = typeAsWritten(R.Var->getType().getUnqualifiedType(),
+                                          PrintingPolicy(AC.getLangOpts()));
     std::string Var = R.Var->getNameAsString();
     std::string Gid = sourceText(R.Var->getInit()->getSourceRange(), AC);
     std::string Bound = sourceText(R.Bound->getSourceRange(), AC);

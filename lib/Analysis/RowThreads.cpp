@@ -69,7 +69,7 @@ private:
   /// The row index, and what no kernel run G times a row may hold.
   std::optional<Refusal> checkKernel() {
     if (K.IsTemplate)
-      return refuse(nullptr, "template kernels are not handled");
+      return refuse(nullptr, "template kernels are analysed as instantiated");
     if (!K.SharedArrays.empty())
       return refuse(nullptr, "the kernel uses shared memory");
     if (std::optional<BodyHazard> H = firstHazard(

@@ -23,6 +23,8 @@
 #include "kopt/Pass/Remark.h"
 #include "kopt/Pass/ResourceEstimator.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +62,9 @@ public:
 
   void applied(llvm::StringRef Function, LineCol Loc, const llvm::Twine &Msg);
   void missed(llvm::StringRef Function, LineCol Loc, const llvm::Twine &Msg);
+
+  /// Adds a remark made elsewhere (for another context of this pass).
+  void add(Remark R) { Remarks.push_back(std::move(R)); }
 
   std::vector<Remark> takeRemarks() { return std::move(Remarks); }
   EditSet takeEdits() { return std::move(Edits); }
@@ -114,6 +119,18 @@ private:
   const KernelInfo &K;
 };
 
+/// Runs Run once for each instantiation of template kernel Template, each in
+/// a view of the program where that instantiation stands for the template
+/// (ProgramInfo::forInstance), and keeps what they propose only if it is
+/// one rewrite of the template's text: the edits inside the template (and
+/// just after it) the same for every instantiation, and none of them
+/// writing a template parameter's argument in place of the parameter.
+/// Edits elsewhere (each instantiation's launches) are all kept. Otherwise
+/// nothing is kept and a missed remark says why. Remarks made by every
+/// instantiation are kept once, the others name their instantiation.
+void runOnInstances(PassContext &Ctx, const KernelInfo &Template,
+                    llvm::function_ref<void(KernelContext &)> Run);
+
 /// A pass that looks at one kernel at a time. OptionsT is the options struct
 /// Passes.def generates for the pass (passes/PassOptions.h).
 template <typename OptionsT> class KernelPass : public Pass {
@@ -124,6 +141,10 @@ public:
     for (const KernelInfo &K : Ctx.info().Kernels) {
       if (!K.Decl || !K.Decl->getBody())
         continue;
+      if (K.IsTemplate && rewritesInstances()) {
+        runOnInstances(Ctx, K, [&](KernelContext &KC) { runOnKernel(KC); });
+        continue;
+      }
       KernelContext KC(Ctx, K);
       runOnKernel(KC);
     }
@@ -132,6 +153,11 @@ public:
 
 protected:
   const OptionsT &options() const { return Opts; }
+  /// True for a pass whose runOnKernel decides on an instantiation of a
+  /// template kernel as on any kernel (runOnInstances): it keeps no state
+  /// across kernels that the edits it proposes for one depend on. Other
+  /// passes see a template as written (IsTemplate) and decide for it.
+  virtual bool rewritesInstances() const { return false; }
   virtual void runOnKernel(KernelContext &KC) = 0;
   /// Hooks around the kernels, for passes that decide per file.
   virtual void beginFile(PassContext &) {}

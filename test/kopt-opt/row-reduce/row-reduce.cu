@@ -179,7 +179,11 @@ __global__ void wide_rows(const float *__restrict__ x, float *__restrict__ y,
   }
 }
 
-// CHECK-DAG: row-reduce.cu:[[@LINE+2]]:17: remark: thread-per-row kernel not re-mapped: template kernels are not handled [-Rpass-missed=row-reduce]
+// A template is re-mapped as its instantiations are (copy_rows<float> here):
+// the copy keeps the template header, the launch its arguments.
+// CHECK-DAG: row-reduce.cu:[[@LINE+4]]:17: remark: 'copy_rows_kopt_rows' runs each row of 'row' on 32 threads: 1 loop split among them, 0 run by each in the original order, 0 stores outside loops by one; 1 launch run it with 32x the grid [-Rpass=row-reduce]
+// OUT: template <typename T>
+// OUT-NEXT: __global__ void copy_rows_kopt_rows(const T *__restrict__ x,
 template <typename T>
 __global__ void copy_rows(const T *__restrict__ x, T *__restrict__ y, int rows,
                           int n) {
@@ -289,6 +293,7 @@ void launch(const float *x, float *y, float *scale, float *p, int *hits,
   shared_rows<<<rows, 1>>>(x, y, rows, n);
   wide_rows<<<rows, 1>>>(x, y, rows, wide);
   copy_rows<float><<<rows, 1>>>(x, y, rows, n);
+  // OUT: copy_rows_kopt_rows<float><<<kopt_grid * 32, 1>>>(x, y, rows, n);
   dim3_rows<<<dim3(rows), 1>>>(x, y, rows, n);
   reads_lane0<<<rows, 1>>>(x, y, scale, rows, n);
   pointer_table<<<rows, 1>>>(x, y, rows, n);

@@ -1,0 +1,263 @@
+//===- TemplateInstances.cpp - One rewrite for every instantiation --------===//
+//
+// A template kernel is analysed as Clang instantiated it: each instantiation
+// has types and constants a pass can reason about, and its statements keep
+// the locations of the template's text, so an edit proposed for it is an
+// edit of that text. The template is rewritten only when every
+// instantiation the file uses asks for the same edits there: then each of
+// them was checked, by the pass's own legality rules, with exactly the text
+// it will be instantiated from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kopt/Pass/Pass.h"
+
+#include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <set>
+#include <tuple>
+#include <variant>
+
+using namespace clang;
+using namespace llvm;
+
+namespace kopt {
+
+namespace {
+
+using tooling::Replacement;
+
+/// The template's text [Begin, End]: from `template` through its closing
+/// brace. An edit at End (a copy inserted after it) belongs to it.
+struct TextRange {
+  unsigned Begin = 0, End = 0;
+  bool touches(const Replacement &R) const {
+    return R.getOffset() <= End && R.getOffset() + R.getLength() >= Begin;
+  }
+};
+
+std::optional<TextRange> templateRange(const FunctionTemplateDecl *T,
+                                       const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange R = SM.getExpansionRange(T->getSourceRange());
+  if (R.isInvalid() || !SM.isInMainFile(R.getBegin()))
+    return std::nullopt;
+  unsigned End = SM.getFileOffset(R.getEnd());
+  if (R.isTokenRange())
+    End += Lexer::MeasureTokenLength(R.getEnd(), SM, Ctx.getLangOpts());
+  return TextRange{SM.getFileOffset(R.getBegin()), End};
+}
+
+bool containsWord(StringRef Text, StringRef Word) {
+  auto IsIdent = [](char C) { return isAlnum(C) || C == '_'; };
+  for (size_t At = Text.find(Word); At != StringRef::npos;
+       At = Text.find(Word, At + 1)) {
+    bool Before = At > 0 && IsIdent(Text[At - 1]);
+    bool After =
+        At + Word.size() < Text.size() && IsIdent(Text[At + Word.size()]);
+    if (!Before && !After)
+      return true;
+  }
+  return false;
+}
+
+/// A template parameter that an edit of the template's text replaces by
+/// something that no longer names it (`T` by `float`), or none.
+std::optional<std::string> fixedParameter(const FunctionTemplateDecl *T,
+                                          const Replacement &R,
+                                          StringRef Code) {
+  StringRef Old = Code.substr(R.getOffset(), R.getLength());
+  for (const NamedDecl *P : *T->getTemplateParameters())
+    if (P->getIdentifier() && containsWord(Old, P->getName()) &&
+        !containsWord(R.getReplacementText(), P->getName()))
+      return P->getName().str();
+  return std::nullopt;
+}
+
+using EditKey = std::tuple<unsigned, unsigned, std::string>;
+
+EditKey key(const Replacement &R) {
+  return {R.getOffset(), R.getLength(), R.getReplacementText().str()};
+}
+
+using RemarkKey = std::tuple<int, unsigned, unsigned, std::string>;
+
+RemarkKey key(const Remark &R) { return {R.K, R.Line, R.Col, R.Message}; }
+
+/// `(T == float && N == 256) || (...)`: the instantiations the pass checked,
+/// as a condition on the template's parameters, or why there is none.
+std::variant<std::string, Refusal>
+checkedArguments(const FunctionTemplateDecl *T, const KernelInfo &Template) {
+  std::string Cond;
+  const TemplateParameterList *Params = T->getTemplateParameters();
+  for (const KernelInfo &I : Template.Instances) {
+    const TemplateArgumentList *Args =
+        I.Decl ? I.Decl->getTemplateSpecializationArgs() : nullptr;
+    if (!Args || Args->size() != Params->size())
+      return Refusal{"its arguments are not one per parameter", Template.Loc};
+    std::string One;
+    PrintingPolicy PP(T->getASTContext().getLangOpts());
+    PP.SuppressTagKeyword = true;
+    for (unsigned N = 0; N < Params->size(); ++N) {
+      const NamedDecl *P = Params->getParam(N);
+      const TemplateArgument &A = Args->get(N);
+      if (!P->getIdentifier() || P->isParameterPack() ||
+          isa<TemplateTemplateParmDecl>(P))
+        return Refusal{"a parameter is unnamed, a pack or a template",
+                       Template.Loc};
+      std::string Text;
+      llvm::raw_string_ostream OS(Text);
+      A.print(PP, OS, /*IncludeType=*/false);
+      std::string Name = P->getName().str();
+      One += (One.empty() ? "" : " && ") +
+             (isa<TemplateTypeParmDecl>(P)
+                  ? "__is_same(" + Name + ", " + Text + ")"
+                  : "(" + Name + ") == (" + Text + ")");
+    }
+    Cond += (Cond.empty() ? "(" : " ||\n      (") + One + ")";
+  }
+  return Cond;
+}
+
+} // namespace
+
+void runOnInstances(PassContext &Ctx, const KernelInfo &Template,
+                    function_ref<void(KernelContext &)> Run) {
+  ASTContext &AC = Ctx.deviceContext();
+  const FunctionTemplateDecl *T =
+      Template.Decl ? Template.Decl->getDescribedFunctionTemplate() : nullptr;
+  std::optional<TextRange> Range = T ? templateRange(T, AC) : std::nullopt;
+  auto Missed = [&](const Twine &Why) {
+    Ctx.missed(Template.Name, Template.Loc,
+               "template kernel not rewritten: " + Why);
+  };
+  if (!Range)
+    return Missed("it is written in a macro");
+  if (Template.Instances.empty())
+    return Missed("this file instantiates it nowhere (no launch or "
+                  "instantiation of '" +
+                  Template.Name + "' to analyse)");
+
+  struct Outcome {
+    const KernelInfo *Instance;
+    EditSet Edits;
+    std::vector<Remark> Remarks;
+  };
+  std::vector<Outcome> Outcomes;
+  for (const KernelInfo &I : Template.Instances) {
+    ProgramInfo View = Ctx.info().forInstance(Template, I);
+    const KernelInfo *Mine = View.kernel(Template.Name);
+    PassContext Sub(Ctx.source(), View, Ctx.params(), Ctx.estimator());
+    KernelContext KC(Sub, *Mine);
+    Run(KC);
+    Outcomes.push_back({&I, Sub.takeEdits(), Sub.takeRemarks()});
+  }
+
+  // Remarks every instantiation made once; the others with its name.
+  std::map<RemarkKey, unsigned> Seen;
+  for (const Outcome &O : Outcomes) {
+    std::set<RemarkKey> Mine;
+    for (const Remark &R : O.Remarks)
+      if (Mine.insert(key(R)).second)
+        ++Seen[key(R)];
+  }
+  std::set<RemarkKey> Emitted;
+  auto KeepRemarks = [&](bool OnlyMissed) {
+    for (const Outcome &O : Outcomes)
+      for (Remark R : O.Remarks) {
+        if (OnlyMissed && R.K != Remark::Missed)
+          continue;
+        bool Everywhere = Seen[key(R)] == Outcomes.size();
+        if (Everywhere && !Emitted.insert(key(R)).second)
+          continue;
+        if (!Everywhere)
+          R.Message += " (in " + R.Function + O.Instance->TemplateArgs + ")";
+        Ctx.add(std::move(R));
+      }
+  };
+
+  // The edits of the template's text must be one and the same.
+  std::set<EditKey> First;
+  for (const Replacement &R : Outcomes.front().Edits.replacements())
+    if (Range->touches(R))
+      First.insert(key(R));
+  const Outcome *Differs = nullptr;
+  for (const Outcome &O : Outcomes) {
+    std::set<EditKey> Mine;
+    for (const Replacement &R : O.Edits.replacements())
+      if (Range->touches(R))
+        Mine.insert(key(R));
+    if (Mine != First) {
+      Differs = &O;
+      break;
+    }
+  }
+  if (Differs) {
+    KeepRemarks(/*OnlyMissed=*/true);
+    return Missed("its instantiations " + Template.Name +
+                  Outcomes.front().Instance->TemplateArgs + " and " +
+                  Template.Name + Differs->Instance->TemplateArgs +
+                  " would be rewritten differently");
+  }
+  for (const Replacement &R : Outcomes.front().Edits.replacements())
+    if (Range->touches(R))
+      if (std::optional<std::string> P =
+              fixedParameter(T, R, Ctx.source().Code)) {
+        KeepRemarks(/*OnlyMissed=*/true);
+        return Missed("the rewrite would write an argument in place of "
+                      "template parameter '" +
+                      *P + "'");
+      }
+  EditSet All(Ctx.source().Path);
+  // A template changed in place now holds text checked for these
+  // instantiations only: the compiler refuses any other.
+  bool InPlace = llvm::any_of(
+      Outcomes.front().Edits.replacements(), [&](const Replacement &R) {
+        return Range->touches(R) && R.getOffset() < Range->End;
+      });
+  if (InPlace) {
+    auto Cond = checkedArguments(T, Template);
+    if (auto *Why = std::get_if<Refusal>(&Cond)) {
+      KeepRemarks(/*OnlyMissed=*/true);
+      return Missed(Why->Message);
+    }
+    const auto *Body = cast<CompoundStmt>(Template.Decl->getBody());
+    const SourceManager &SM = AC.getSourceManager();
+    // The first statement's indentation, or one level in from the brace's
+    // line when the statement shares it.
+    StringRef Code = Ctx.source().Code;
+    unsigned Brace = SM.getFileOffset(Body->getLBracLoc());
+    unsigned At = Body->body_empty() ? Brace
+                                     : SM.getFileOffset(SM.getExpansionLoc(
+                                           Body->body_front()->getBeginLoc()));
+    unsigned Line = Code.rfind('\n', At) + 1;
+    std::string Indent = Code.slice(Line, At).take_while(isSpace).str();
+    if (Line <= Brace)
+      Indent =
+          Code.substr(Code.rfind('\n', Brace) + 1).take_while(isSpace).str() +
+          "  ";
+    std::string Pin = "\n" + Indent + "static_assert(" +
+                      std::get<std::string>(Cond) + ",\n" + Indent +
+                      "              \"kopt rewrote '" + Template.Name +
+                      "' for these template arguments only\");";
+    if (Error E = All.insertAfterToken(Body->getLBracLoc(), Pin, AC)) {
+      KeepRemarks(/*OnlyMissed=*/true);
+      return Missed(toString(std::move(E)));
+    }
+  }
+  for (const Outcome &O : Outcomes)
+    if (Error E = All.merge(O.Edits)) {
+      KeepRemarks(/*OnlyMissed=*/true);
+      return Missed(toString(std::move(E)));
+    }
+  if (Error E = Ctx.edits().merge(All)) {
+    KeepRemarks(/*OnlyMissed=*/true);
+    return Missed(toString(std::move(E)));
+  }
+  KeepRemarks(/*OnlyMissed=*/false);
+}
+
+} // namespace kopt
