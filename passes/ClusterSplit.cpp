@@ -173,13 +173,21 @@ std::optional<unsigned> archNumber(StringRef Arch) {
   return N;
 }
 
-class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
+/// The helpers a file has: the launches' check (host) and the combine
+/// (device), each added once.
+struct ClusterSplitState {
   FileHelper Fits{FitsName};
   bool DeviceHelpers = false;
+};
+
+class ClusterSplitPass
+    : public KernelPass<ClusterSplitOptions, ClusterSplitState> {
+  bool rewritesInstances() const override { return true; }
 
   void beginFile(PassContext &Ctx) override {
-    Fits.beginFile(Ctx.hostContext());
-    DeviceHelpers = declaresFileScopeFunction(Ctx.deviceContext(), PartName);
+    State.Fits.beginFile(Ctx.hostContext());
+    State.DeviceHelpers =
+        declaresFileScopeFunction(Ctx.deviceContext(), PartName);
   }
 
   void runOnKernel(KernelContext &KC) override {
@@ -226,7 +234,7 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
     SourceLocation End =
         Ctx.getSourceManager().getExpansionLoc(K.Decl->getBody()->getEndLoc());
     std::string Text =
-        "\n\n" + (DeviceHelpers ? "" : deviceHelpersText()) + *Copy;
+        "\n\n" + (State.DeviceHelpers ? "" : deviceHelpersText()) + *Copy;
     if (Error E = Edits.insertAfterToken(End, Text, Ctx))
       return Missed(K.Loc, toString(std::move(E)));
 
@@ -245,13 +253,13 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
       if (std::optional<std::string> Why =
               replaceWithScaledLaunch(*L, Spec, HC, Edits))
         return Missed(L->Loc, *Why);
-    Expected<bool> Added = Fits.addBefore(Launches, fitsText(), Edits, HC);
+    Expected<bool> Added = State.Fits.addBefore(Launches, fitsText(), Edits, HC);
     if (!Added)
       return Missed(K.Loc, toString(Added.takeError()));
     if (Error E = KC.edits().merge(Edits))
       return Missed(K.Loc, toString(std::move(E)));
-    Fits.committed(*Added);
-    DeviceHelpers = true;
+    State.Fits.committed(*Added);
+    State.DeviceHelpers = true;
 
     size_t Loops = P.Loops.size();
     std::string Names;
@@ -286,7 +294,7 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
     std::string Before, After;
     for (const Accumulator &A : L.Accumulators) {
       std::string V = A.Var->getNameAsString();
-      std::string T = A.Var->getType().getUnqualifiedType().getAsString(PP);
+      std::string T = typeAsWritten(A.Var->getType().getUnqualifiedType(), PP);
       if (std::string Restart = restartStatement(A, "kopt_rank != 0u", In);
           !Restart.empty())
         Before += Restart + In;
@@ -347,7 +355,7 @@ class ClusterSplitPass : public KernelPass<ClusterSplitOptions> {
       std::string Bound = sourceText(L.Bound->getSourceRange(), Ctx);
       if (!InitAt || !CondAt || Bound.empty())
         return std::nullopt;
-      std::string T = L.Var->getType().getUnqualifiedType().getAsString(PP);
+      std::string T = typeAsWritten(L.Var->getType().getUnqualifiedType(), PP);
       std::string Part = std::string(PartName) + "(" + Bound + ", kopt_rank";
       std::string Width = "u, blockDim.x)";
       if (CondAt->first < InitAt->second)

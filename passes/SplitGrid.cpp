@@ -81,11 +81,16 @@ std::string helperText() {
          "}\n\n";
 }
 
-class SplitGridPass : public KernelPass<SplitGridOptions> {
-  /// The launches' check, once a file.
+/// The launches' check, once a file.
+struct SplitGridState {
   FileHelper Helper{HelperName};
+};
+
+class SplitGridPass : public KernelPass<SplitGridOptions, SplitGridState> {
+  bool rewritesInstances() const override { return true; }
+
   void beginFile(PassContext &Ctx) override {
-    Helper.beginFile(Ctx.hostContext());
+    State.Helper.beginFile(Ctx.hostContext());
   }
 
   void runOnKernel(KernelContext &KC) override {
@@ -138,12 +143,12 @@ class SplitGridPass : public KernelPass<SplitGridOptions> {
               replaceWithScaledLaunch(*L, Spec, HC, Edits))
         return Missed(L->Loc, *Why);
     }
-    Expected<bool> Added = Helper.addBefore(Launches, helperText(), Edits, HC);
+    Expected<bool> Added = State.Helper.addBefore(Launches, helperText(), Edits, HC);
     if (!Added)
       return Missed(K.Loc, toString(Added.takeError()));
     if (Error E = KC.edits().merge(Edits))
       return Missed(K.Loc, toString(std::move(E)));
-    Helper.committed(*Added);
+    State.Helper.committed(*Added);
     KC.applied(K.Loc, Twine(Launches.size()) + " launch" +
                           (Launches.size() == 1 ? "" : "es") + " of '" +
                           K.Name + "' start " + Ss +

@@ -371,8 +371,6 @@ Decision<ClusterSplitPlan> planClusterSplit(const KernelInfo &K, ASTContext &AC,
   const auto *Body = dyn_cast_or_null<CompoundStmt>(F->getBody());
   if (!Body)
     return Refusal{"the kernel has no body", K.Loc};
-  if (K.IsTemplate)
-    return Refusal{"template kernels are not handled", K.Loc};
   ClusterSplitPlan P;
 
   // The block-stride loops, in the kernel's straight-line code.

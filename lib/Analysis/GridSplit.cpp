@@ -34,8 +34,6 @@ public:
         Parents(const_cast<Stmt *>(K.Decl->getBody())) {}
 
   Decision<GridSplitPlan> run() {
-    if (K.IsTemplate)
-      return refuse(nullptr, "template kernels are not handled");
     if (!Body)
       return refuse(nullptr, "the kernel has no body");
     if (std::optional<Refusal> Why = checkShape())

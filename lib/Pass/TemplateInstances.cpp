@@ -124,7 +124,7 @@ checkedArguments(const FunctionTemplateDecl *T, const KernelInfo &Template) {
 
 } // namespace
 
-void runOnInstances(PassContext &Ctx, const KernelInfo &Template,
+bool runOnInstances(PassContext &Ctx, const KernelInfo &Template,
                     function_ref<void(KernelContext &)> Run) {
   ASTContext &AC = Ctx.deviceContext();
   const FunctionTemplateDecl *T =
@@ -133,6 +133,7 @@ void runOnInstances(PassContext &Ctx, const KernelInfo &Template,
   auto Missed = [&](const Twine &Why) {
     Ctx.missed(Template.Name, Template.Loc,
                "template kernel not rewritten: " + Why);
+    return false;
   };
   if (!Range)
     return Missed("it is written in a macro");
@@ -258,6 +259,7 @@ void runOnInstances(PassContext &Ctx, const KernelInfo &Template,
     return Missed(toString(std::move(E)));
   }
   KeepRemarks(/*OnlyMissed=*/false);
+  return true;
 }
 
 } // namespace kopt

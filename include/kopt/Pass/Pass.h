@@ -127,13 +127,18 @@ private:
 /// writing a template parameter's argument in place of the parameter.
 /// Edits elsewhere (each instantiation's launches) are all kept. Otherwise
 /// nothing is kept and a missed remark says why. Remarks made by every
-/// instantiation are kept once, the others name their instantiation.
-void runOnInstances(PassContext &Ctx, const KernelInfo &Template,
+/// instantiation are kept once, the others name their instantiation. True
+/// when the rewrite (or that there is none) was kept.
+bool runOnInstances(PassContext &Ctx, const KernelInfo &Template,
                     llvm::function_ref<void(KernelContext &)> Run);
 
 /// A pass that looks at one kernel at a time. OptionsT is the options struct
-/// Passes.def generates for the pass (passes/PassOptions.h).
-template <typename OptionsT> class KernelPass : public Pass {
+/// Passes.def generates for the pass (passes/PassOptions.h); StateT what it
+/// remembers from one kernel to the next in a file (a helper it has added
+/// already), which a template's instantiations each start from and which
+/// is put back when their rewrite is not kept.
+template <typename OptionsT, typename StateT = std::monostate>
+class KernelPass : public Pass {
 public:
   void run(PassContext &Ctx) final {
     Opts = OptionsT::from(Ctx.params());
@@ -142,7 +147,12 @@ public:
       if (!K.Decl || !K.Decl->getBody())
         continue;
       if (K.IsTemplate && rewritesInstances()) {
-        runOnInstances(Ctx, K, [&](KernelContext &KC) { runOnKernel(KC); });
+        const StateT Before = State;
+        if (!runOnInstances(Ctx, K, [&](KernelContext &KC) {
+              State = Before;
+              runOnKernel(KC);
+            }))
+          State = Before;
         continue;
       }
       KernelContext KC(Ctx, K);
@@ -158,6 +168,7 @@ protected:
   /// across kernels that the edits it proposes for one depend on. Other
   /// passes see a template as written (IsTemplate) and decide for it.
   virtual bool rewritesInstances() const { return false; }
+  StateT State;
   virtual void runOnKernel(KernelContext &KC) = 0;
   /// Hooks around the kernels, for passes that decide per file.
   virtual void beginFile(PassContext &) {}

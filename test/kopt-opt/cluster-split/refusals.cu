@@ -134,20 +134,6 @@ __global__ void no_loop(const int *x, int *y) {
     y[blockIdx.x] = a[0];
 }
 
-// A template: its one text serves every instantiation.
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: block-per-group kernel not shared by a cluster: template kernels are not handled [-Rpass-missed=cluster-split]
-template <typename T>
-__global__ void templated(const T *x, T *y, int n) {
-  T m = x[0];
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
-    m = max(m, x[(long long)blockIdx.x * n + i]);
-  if (threadIdx.x == 0)
-    y[blockIdx.x] = m;
-}
-void run_templated(const int *x, int *y, int g, int n) {
-  templated<int><<<g, 256>>>(x, y, n);
-}
-
 // A dim3 grid: the launch cannot be scaled.
 __global__ void grid_dim3(const int *x, int *y, int n) {
   __shared__ int a[256];

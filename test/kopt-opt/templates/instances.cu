@@ -11,6 +11,9 @@
 // RUN: kopt-opt %s -passes=vectorize-loads -Rpass=. -Rpass-missed=. -o %t.vec.cu 2>&1 | FileCheck %s --check-prefix=VEC
 // RUN: FileCheck %s --check-prefix=VOUT < %t.vec.cu
 // RUN: kopt-opt %s -passes=streaming-loads -Rpass=. -Rpass-missed=. -o /dev/null 2>&1 | FileCheck %s --check-prefix=LDCS
+// RUN: kopt-opt %s -passes=cluster-split,split-grid -Rpass=. -o %t.cluster.cu 2>&1 | FileCheck %s --check-prefix=CLUSTER
+// RUN: FileCheck %s --check-prefix=COUT < %t.cluster.cu
+// RUN: %if cuda-toolkit %{ %nvcc_check %t.cluster.cu %}
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.rows.cu %}
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.vec.cu %}
 // RUN: kopt-opt --analyze %s | FileCheck %s --check-prefix=JSON
@@ -67,6 +70,41 @@ template <typename T> __global__ void copy(T *y, const T *x, int n) {
     y[i] = x[i];
 }
 
+// A block per group, the block size a template argument: both
+// instantiations share one copy (the accumulator written as T), each
+// launch its own cluster launch; the file's helpers are added once.
+// CLUSTER: instances.cu:[[@LINE+5]]:17: remark: 'group_max_kopt_cluster' shares each block's group among a cluster of 8 blocks: {{.*}} [-Rpass=cluster-split]
+// COUT: template <int BLOCK, typename T>
+// COUT-NEXT: __global__ void {{.*}}group_max_kopt_cluster(
+// COUT: __shared__ T kopt_cluster_buf0[1024];
+template <int BLOCK, typename T>
+__global__ void group_max(const T *__restrict__ x, T *__restrict__ out,
+                          long long n) {
+  __shared__ T buf[BLOCK];
+  const T *row = x + blockIdx.x * n;
+  T m = row[0];
+  for (long long i = threadIdx.x; i < n; i += blockDim.x)
+    m = max(m, row[i]);
+  buf[threadIdx.x] = m;
+  __syncthreads();
+  for (int s = BLOCK / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s)
+      buf[threadIdx.x] = max(buf[threadIdx.x], buf[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = buf[0];
+}
+
+// CLUSTER: instances.cu:{{[0-9]+}}:17: remark: 1 launch of 'grid_scale' start 8x the blocks {{.*}} [-Rpass=split-grid]
+template <typename T>
+__global__ void grid_scale(T *__restrict__ y, const T *__restrict__ x, T a,
+                           int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    y[i] = a * x[i];
+}
+
 // ROWS-DAG: instances.cu:[[@LINE+3]]:17: remark: template kernel not rewritten: this file instantiates it nowhere (no launch or instantiation of 'unused' to analyse) [-Rpass-missed=row-reduce]
 // VEC-DAG: instances.cu:[[@LINE+2]]:17: remark: template kernel not rewritten: this file instantiates it nowhere (no launch or instantiation of 'unused' to analyse) [-Rpass-missed=vectorize-loads]
 template <int N>
@@ -85,6 +123,12 @@ void run(int *oi, const int *ii, long long *ol, const long long *il, float *y,
   scale<<<120, 256>>>(yd, xd, 3.0, n);
   copy<<<(n + 255) / 256, 256>>>(y, x, n);
   copy<<<(n + 255) / 256, 256>>>(py, px, n);
+  // COUT: group_max_kopt_cluster<256, int><<<kopt_grid * 8, 256>>>(ii, oi, n);
+  group_max<256, int><<<rows, 256>>>(ii, oi, n);
+  // COUT: group_max_kopt_cluster<512, long long><<<kopt_grid * 8, 512>>>(il, ol, n);
+  group_max<512, long long><<<rows, 512>>>(il, ol, n);
+  // COUT: grid_scale<float><<<kopt_grid * 8, 256>>>(y, x, 2.0f, n);
+  grid_scale<float><<<64, 256>>>(y, x, 2.0f, n);
 }
 
 // JSON: "instances": [
