@@ -1,7 +1,8 @@
 // Template kernels for the GPU test of instance-wise rewrites: an exact
 // integer maximum a row (two instantiations, int and long long, with a
 // clamp given as a template argument), an axpy written for T (one
-// instantiation, float), and a row sum templated on its accumulator type.
+// instantiation, float), a row sum templated on its accumulator type, and
+// a group maximum a block, templated on the block size and element type.
 // Each case prints a hash of its outputs; every build must print the same.
 #include <cstdint>
 #include <cstdio>
@@ -50,6 +51,27 @@ __global__ void row_sum(Acc *__restrict__ out, const int *__restrict__ in,
   for (int c = 0; c < cols; ++c)
     s += in[(size_t)r * cols + c];
   out[r] = s;
+}
+
+// A block per group, the block size a template argument (a tree over
+// BLOCK values): an exact maximum.
+template <int BLOCK, typename T>
+__global__ void group_max(const T *__restrict__ x, T *__restrict__ out,
+                          long long n) {
+  __shared__ T buf[BLOCK];
+  const T *row = x + blockIdx.x * n;
+  T m = row[0];
+  for (long long i = threadIdx.x; i < n; i += blockDim.x)
+    m = max(m, row[i]);
+  buf[threadIdx.x] = m;
+  __syncthreads();
+  for (int s = BLOCK / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s)
+      buf[threadIdx.x] = max(buf[threadIdx.x], buf[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = buf[0];
 }
 
 static uint64_t mix(uint64_t h, uint64_t v) {
@@ -124,6 +146,30 @@ int main() {
            (unsigned long long)hashOf(download(DY, N)));
     CHECK(cudaFree(DX));
     CHECK(cudaFree(DY));
+  }
+  const long long Groups[][2] = {{1, 1}, {3, 1000}, {16, 1 << 20}};
+  for (const auto &G : Groups) {
+    int NG = (int)G[0];
+    long long N = G[1];
+    std::vector<int> Xi((size_t)NG * N);
+    std::vector<long long> Xl(Xi.size());
+    for (size_t I = 0; I < Xi.size(); ++I) {
+      Xi[I] = (int)((I * 2654435761u) % 1000003u) - 500000;
+      Xl[I] = (long long)Xi[I] * 1000003ll;
+    }
+    int *DXi = upload(Xi), *DOi = upload(std::vector<int>(NG, -1));
+    long long *DXl = upload(Xl);
+    long long *DOl = upload(std::vector<long long>(NG, -1));
+    group_max<256, int><<<NG, 256>>>(DXi, DOi, N);
+    group_max<512, long long><<<NG, 512>>>(DXl, DOl, N);
+    CHECK(cudaDeviceSynchronize());
+    printf("group_max %d x %lld: int %016llx long %016llx\n", NG, N,
+           (unsigned long long)hashOf(download(DOi, NG)),
+           (unsigned long long)hashOf(download(DOl, NG)));
+    CHECK(cudaFree(DXi));
+    CHECK(cudaFree(DOi));
+    CHECK(cudaFree(DXl));
+    CHECK(cudaFree(DOl));
   }
   return 0;
 }
