@@ -120,7 +120,7 @@ ProgramInfo ProgramInfo::forInstance(const KernelInfo &Template,
                                      const KernelInfo &Instance) const {
   ProgramInfo View = *this;
   for (KernelInfo &K : View.Kernels)
-    if (K.IsTemplate && K.Name == Template.Name) {
+    if (K.Decl == Template.Decl) {
       K = Instance;
       K.Instances.clear();
     }

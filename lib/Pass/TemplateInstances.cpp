@@ -150,7 +150,11 @@ bool runOnInstances(PassContext &Ctx, const KernelInfo &Template,
   std::vector<Outcome> Outcomes;
   for (const KernelInfo &I : Template.Instances) {
     ProgramInfo View = Ctx.info().forInstance(Template, I);
-    const KernelInfo *Mine = View.kernel(Template.Name);
+    // Found by its declaration: an explicit specialization has the name.
+    const KernelInfo *Mine = nullptr;
+    for (const KernelInfo &K : View.Kernels)
+      if (K.Decl == I.Decl)
+        Mine = &K;
     PassContext Sub(Ctx.source(), View, Ctx.params(), Ctx.estimator());
     KernelContext KC(Sub, *Mine);
     Run(KC);
@@ -214,10 +218,13 @@ bool runOnInstances(PassContext &Ctx, const KernelInfo &Template,
       }
   EditSet All(Ctx.source().Path);
   // A template changed in place now holds text checked for these
-  // instantiations only: the compiler refuses any other.
+  // instantiations only: the compiler refuses any other. Text inserted
+  // just before or just after it (a helper, a copy) does not change it.
   bool InPlace = llvm::any_of(
       Outcomes.front().Edits.replacements(), [&](const Replacement &R) {
-        return Range->touches(R) && R.getOffset() < Range->End;
+        bool Beside = R.getLength() == 0 && (R.getOffset() == Range->Begin ||
+                                             R.getOffset() == Range->End);
+        return Range->touches(R) && !Beside;
       });
   if (InPlace) {
     auto Cond = checkedArguments(T, Template);

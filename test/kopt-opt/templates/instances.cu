@@ -50,6 +50,18 @@ template <typename T> __global__ void axpy(T a, const T *x, T *y, int n) {
     y[i] = a * x[i] + y[i];
 }
 
+// An explicit specialization is a kernel of its own: the template's
+// instances (axpy<float>) do not include it, and the pin does not reach it.
+// VEC-DAG: instances.cu:[[@LINE+5]]:3: remark: vectorized the grid-stride loop: 'x' as double2 {{.*}} [-Rpass=vectorize-loads]
+// VOUT: __global__ void axpy<double>(double a, const double *x, double *y,
+// VOUT-NOT: {{^ *static_assert}}
+template <>
+__global__ void axpy<double>(double a, const double *x, double *y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    y[i] = a * x[i] + y[i];
+}
+
 // float and double vectorize to different carriers: not one rewrite.
 // VEC-DAG: instances.cu:[[@LINE+2]]:39: remark: template kernel not rewritten: its instantiations scale<float> and scale<double> would be rewritten differently [-Rpass-missed=vectorize-loads]
 // VOUT: __global__ void scale(T *y, const T *x, T a, int n) {
@@ -119,6 +131,7 @@ void run(int *oi, const int *ii, long long *ol, const long long *il, float *y,
   // OUT: row_max_kopt_rows<long long, 7><<<kopt_grid * 32, 256>>>(ol, il, rows, cols);
   row_max<long long, 7><<<(rows + 255) / 256, 256>>>(ol, il, rows, cols);
   axpy<<<120, 256>>>(2.0f, x, y, n);
+  axpy<<<120, 256>>>(2.0, xd, yd, n);
   scale<<<120, 256>>>(y, x, 3.0f, n);
   scale<<<120, 256>>>(yd, xd, 3.0, n);
   copy<<<(n + 255) / 256, 256>>>(y, x, n);
