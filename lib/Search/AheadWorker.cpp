@@ -3,8 +3,7 @@
 
 namespace kopt::search {
 
-AheadWorker::AheadWorker(Maker &Make)
-    : Make(Make), Thread([this] { loop(); }) {}
+AheadWorker::AheadWorker(Maker &Make) : Make(Make) {}
 
 AheadWorker::~AheadWorker() {
   {
@@ -13,7 +12,8 @@ AheadWorker::~AheadWorker() {
     Queue.clear();
   }
   Wake.notify_all();
-  Thread.join();
+  if (Thread.joinable())
+    Thread.join();
 }
 
 void AheadWorker::add(std::vector<MakeJob> Jobs) {
@@ -22,6 +22,10 @@ void AheadWorker::add(std::vector<MakeJob> Jobs) {
     for (MakeJob &J : Jobs)
       Queue.push_back(std::move(J));
   }
+  // The thread starts with the first jobs: a search that never makes
+  // ahead (no --look-ahead) runs none.
+  if (!Thread.joinable())
+    Thread = std::thread([this] { loop(); });
   Wake.notify_all();
 }
 

@@ -27,7 +27,8 @@ public:
   explicit AheadWorker(Maker &Make);
   ~AheadWorker(); // drops the queue, waits for the chunk under way
 
-  /// Queues \p Jobs (after those queued before).
+  /// Queues \p Jobs (after those queued before); the first call starts the
+  /// worker's thread.
   void add(std::vector<MakeJob> Jobs);
   /// Lets the worker run (true) or stops it after its chunk (false).
   void run(bool Allowed);
