@@ -253,7 +253,8 @@ class ClusterSplitPass
       if (std::optional<std::string> Why =
               replaceWithScaledLaunch(*L, Spec, HC, Edits))
         return Missed(L->Loc, *Why);
-    Expected<bool> Added = State.Fits.addBefore(Launches, fitsText(), Edits, HC);
+    Expected<bool> Added =
+        State.Fits.addBefore(Launches, fitsText(), Edits, HC);
     if (!Added)
       return Missed(K.Loc, toString(Added.takeError()));
     if (Error E = KC.edits().merge(Edits))

@@ -143,7 +143,8 @@ class SplitGridPass : public KernelPass<SplitGridOptions, SplitGridState> {
               replaceWithScaledLaunch(*L, Spec, HC, Edits))
         return Missed(L->Loc, *Why);
     }
-    Expected<bool> Added = State.Helper.addBefore(Launches, helperText(), Edits, HC);
+    Expected<bool> Added =
+        State.Helper.addBefore(Launches, helperText(), Edits, HC);
     if (!Added)
       return Missed(K.Loc, toString(Added.takeError()));
     if (Error E = KC.edits().merge(Edits))

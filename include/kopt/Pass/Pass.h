@@ -164,9 +164,9 @@ public:
 protected:
   const OptionsT &options() const { return Opts; }
   /// True for a pass whose runOnKernel decides on an instantiation of a
-  /// template kernel as on any kernel (runOnInstances): it keeps no state
-  /// across kernels that the edits it proposes for one depend on. Other
-  /// passes see a template as written (IsTemplate) and decide for it.
+  /// template kernel as on any kernel (runOnInstances): what it remembers
+  /// from kernel to kernel is in State. Other passes see a template as
+  /// written (IsTemplate) and decide for it.
   virtual bool rewritesInstances() const { return false; }
   StateT State;
   virtual void runOnKernel(KernelContext &KC) = 0;
