@@ -64,9 +64,13 @@ Error EditSet::insertAfterToken(SourceLocation L, StringRef Text,
 }
 
 Error EditSet::merge(const EditSet &Other) {
+  // All or nothing: a conflict leaves this set as it was.
+  tooling::Replacements Before = Replaces;
   for (const tooling::Replacement &R : Other.Replaces)
-    if (Error E = add(R))
+    if (Error E = add(R)) {
+      Replaces = std::move(Before);
       return E;
+    }
   return Error::success();
 }
 

@@ -6,7 +6,8 @@
 // edit of that text. The template is rewritten only when every
 // instantiation the file uses asks for the same edits there: then each of
 // them was checked, by the pass's own legality rules, with exactly the text
-// it will be instantiated from.
+// it will be instantiated from. An explicit specialization is a kernel of
+// its own, seen with its own launches only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -267,6 +268,23 @@ bool runOnInstances(PassContext &Ctx, const KernelInfo &Template,
   }
   KeepRemarks(/*OnlyMissed=*/false);
   return true;
+}
+
+void runOnSpecialization(PassContext &Ctx, const KernelInfo &K,
+                         function_ref<void(KernelContext &)> Run) {
+  ProgramInfo View = Ctx.info().forInstance(K, K);
+  const KernelInfo *Mine = nullptr;
+  for (const KernelInfo &V : View.Kernels)
+    if (V.Decl == K.Decl)
+      Mine = &V;
+  PassContext Sub(Ctx.source(), View, Ctx.params(), Ctx.estimator());
+  KernelContext KC(Sub, *Mine);
+  Run(KC);
+  for (Remark &R : Sub.takeRemarks())
+    Ctx.add(std::move(R));
+  if (Error E = Ctx.edits().merge(Sub.takeEdits()))
+    Ctx.missed(K.Name, K.Loc,
+               "specialization not rewritten: " + toString(std::move(E)));
 }
 
 } // namespace kopt

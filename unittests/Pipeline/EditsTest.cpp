@@ -31,6 +31,31 @@ TEST(EditsTest, ConflictingEditsAreRefused) {
             std::string::npos);
 }
 
+TEST(EditsTest, TheSameInsertionTwiceIsOneEdit) {
+  EditSet A("k.cu"), B("k.cu");
+  KOPT_ASSERT_OK(A.replaceChars(12, 0, "\nint two;"));
+  KOPT_ASSERT_OK(B.replaceChars(12, 0, "\nint two;"));
+  KOPT_ASSERT_OK(A.merge(B));
+  KOPT_ASSERT_OK(A.replaceChars(12, 0, "\nint two;"));
+  llvm::Expected<std::string> Out = A.apply("int one = 1;");
+  KOPT_ASSERT_VALUE(Out);
+  EXPECT_EQ(*Out, "int one = 1;\nint two;");
+}
+
+TEST(EditsTest, AConflictingMergeAddsNothing) {
+  EditSet A("k.cu"), B("k.cu");
+  KOPT_ASSERT_OK(A.replaceChars(4, 3, "four"));
+  KOPT_ASSERT_OK(B.replaceChars(0, 0, "// x\n"));
+  KOPT_ASSERT_OK(B.replaceChars(5, 3, "xyz"));
+  llvm::Error E = A.merge(B);
+  ASSERT_TRUE(static_cast<bool>(E));
+  llvm::consumeError(std::move(E));
+  EXPECT_EQ(A.size(), 1u);
+  llvm::Expected<std::string> Out = A.apply("int one = 1;");
+  KOPT_ASSERT_VALUE(Out);
+  EXPECT_EQ(*Out, "int four = 1;");
+}
+
 TEST(EditsTest, DisjointEditsCommute) {
   EditSet A("k.cu"), B("k.cu");
   KOPT_ASSERT_OK(A.replaceChars(0, 3, "long"));

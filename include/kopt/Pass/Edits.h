@@ -32,7 +32,8 @@ public:
   llvm::Error insertAfterToken(clang::SourceLocation L, llvm::StringRef Text,
                                const clang::ASTContext &Ctx);
 
-  /// Adds all of Other's edits; identical edits are kept once.
+  /// Adds all of Other's edits, or none when one conflicts; identical
+  /// edits are kept once.
   llvm::Error merge(const EditSet &Other);
 
   bool empty() const { return Replaces.empty(); }

@@ -132,6 +132,13 @@ private:
 bool runOnInstances(PassContext &Ctx, const KernelInfo &Template,
                     llvm::function_ref<void(KernelContext &)> Run);
 
+/// Runs Run on an explicit specialization of a template kernel
+/// (`template <> __global__ void k<double>(...)`, a kernel with
+/// TemplateArgs of its own) in a view where its launches are only those of
+/// that specialization, not every launch of the name.
+void runOnSpecialization(PassContext &Ctx, const KernelInfo &K,
+                         llvm::function_ref<void(KernelContext &)> Run);
+
 /// A pass that looks at one kernel at a time. OptionsT is the options struct
 /// Passes.def generates for the pass (passes/PassOptions.h); StateT what it
 /// remembers from one kernel to the next in a file (a helper it has added
@@ -153,6 +160,11 @@ public:
               runOnKernel(KC);
             }))
           State = Before;
+        continue;
+      }
+      if (!K.IsTemplate && !K.TemplateArgs.empty()) {
+        runOnSpecialization(Ctx, K,
+                            [&](KernelContext &KC) { runOnKernel(KC); });
         continue;
       }
       KernelContext KC(Ctx, K);

@@ -117,6 +117,20 @@ __global__ void grid_scale(T *__restrict__ y, const T *__restrict__ x, T a,
     y[i] = a * x[i];
 }
 
+// An explicit specialization sees only its own launches: split-grid scales
+// the launch of fill<double> (a grid-stride loop) and not that of
+// fill<float>, an instance of the template (one element a thread).
+template <typename T> __global__ void fill(T *__restrict__ y, T v, int n) {
+  y[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+// CLUSTER: instances.cu:{{[0-9]+}}:17: remark: 1 launch of 'fill' start 8x the blocks {{.*}} [-Rpass=split-grid]
+template <>
+__global__ void fill<double>(double *__restrict__ y, double v, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    y[i] = v;
+}
+
 // ROWS-DAG: instances.cu:[[@LINE+3]]:17: remark: template kernel not rewritten: this file instantiates it nowhere (no launch or instantiation of 'unused' to analyse) [-Rpass-missed=row-reduce]
 // VEC-DAG: instances.cu:[[@LINE+2]]:17: remark: template kernel not rewritten: this file instantiates it nowhere (no launch or instantiation of 'unused' to analyse) [-Rpass-missed=vectorize-loads]
 template <int N>
@@ -142,6 +156,10 @@ void run(int *oi, const int *ii, long long *ol, const long long *il, float *y,
   group_max<512, long long><<<rows, 512>>>(il, ol, n);
   // COUT: grid_scale<float><<<kopt_grid * 8, 256>>>(y, x, 2.0f, n);
   grid_scale<float><<<64, 256>>>(y, x, 2.0f, n);
+  // COUT: fill<<<64, 256>>>(y, 1.0f, n);
+  fill<<<64, 256>>>(y, 1.0f, n);
+  // COUT: fill<<<kopt_grid * 8, 256>>>(yd, 1.0, n);
+  fill<<<64, 256>>>(yd, 1.0, n);
 }
 
 // JSON: "instances": [
