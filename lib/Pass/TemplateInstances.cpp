@@ -14,6 +14,7 @@
 #include "kopt/Pass/Pass.h"
 
 #include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/CharInfo.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -53,12 +54,11 @@ std::optional<TextRange> templateRange(const FunctionTemplateDecl *T,
 }
 
 bool containsWord(StringRef Text, StringRef Word) {
-  auto IsIdent = [](char C) { return isAlnum(C) || C == '_'; };
   for (size_t At = Text.find(Word); At != StringRef::npos;
        At = Text.find(Word, At + 1)) {
-    bool Before = At > 0 && IsIdent(Text[At - 1]);
-    bool After =
-        At + Word.size() < Text.size() && IsIdent(Text[At + Word.size()]);
+    bool Before = At > 0 && isAsciiIdentifierContinue(Text[At - 1]);
+    bool After = At + Word.size() < Text.size() &&
+                 isAsciiIdentifierContinue(Text[At + Word.size()]);
     if (!Before && !After)
       return true;
   }
@@ -123,6 +123,30 @@ checkedArguments(const FunctionTemplateDecl *T, const KernelInfo &Template) {
   return Cond;
 }
 
+/// What a pass proposed for one kernel, run on its own.
+struct Outcome {
+  const KernelInfo *Instance;
+  EditSet Edits;
+  std::vector<Remark> Remarks;
+};
+
+/// Runs Run on Instance in the view of the program where it stands for
+/// Template (itself, for an explicit specialization) with its own launches.
+Outcome runInView(PassContext &Ctx, const KernelInfo &Template,
+                  const KernelInfo &Instance,
+                  function_ref<void(KernelContext &)> Run) {
+  ProgramInfo View = Ctx.info().forInstance(Template, Instance);
+  // Found by its declaration: an explicit specialization has the name.
+  const KernelInfo *Mine = nullptr;
+  for (const KernelInfo &K : View.Kernels)
+    if (K.Decl == Instance.Decl)
+      Mine = &K;
+  PassContext Sub(Ctx.source(), View, Ctx.params(), Ctx.estimator());
+  KernelContext KC(Sub, *Mine);
+  Run(KC);
+  return {&Instance, Sub.takeEdits(), Sub.takeRemarks()};
+}
+
 } // namespace
 
 bool runOnInstances(PassContext &Ctx, const KernelInfo &Template,
@@ -143,24 +167,9 @@ bool runOnInstances(PassContext &Ctx, const KernelInfo &Template,
                   "instantiation of '" +
                   Template.Name + "' to analyse)");
 
-  struct Outcome {
-    const KernelInfo *Instance;
-    EditSet Edits;
-    std::vector<Remark> Remarks;
-  };
   std::vector<Outcome> Outcomes;
-  for (const KernelInfo &I : Template.Instances) {
-    ProgramInfo View = Ctx.info().forInstance(Template, I);
-    // Found by its declaration: an explicit specialization has the name.
-    const KernelInfo *Mine = nullptr;
-    for (const KernelInfo &K : View.Kernels)
-      if (K.Decl == I.Decl)
-        Mine = &K;
-    PassContext Sub(Ctx.source(), View, Ctx.params(), Ctx.estimator());
-    KernelContext KC(Sub, *Mine);
-    Run(KC);
-    Outcomes.push_back({&I, Sub.takeEdits(), Sub.takeRemarks()});
-  }
+  for (const KernelInfo &I : Template.Instances)
+    Outcomes.push_back(runInView(Ctx, Template, I, Run));
 
   // Remarks every instantiation made once; the others with its name.
   std::map<RemarkKey, unsigned> Seen;
@@ -272,17 +281,10 @@ bool runOnInstances(PassContext &Ctx, const KernelInfo &Template,
 
 void runOnSpecialization(PassContext &Ctx, const KernelInfo &K,
                          function_ref<void(KernelContext &)> Run) {
-  ProgramInfo View = Ctx.info().forInstance(K, K);
-  const KernelInfo *Mine = nullptr;
-  for (const KernelInfo &V : View.Kernels)
-    if (V.Decl == K.Decl)
-      Mine = &V;
-  PassContext Sub(Ctx.source(), View, Ctx.params(), Ctx.estimator());
-  KernelContext KC(Sub, *Mine);
-  Run(KC);
-  for (Remark &R : Sub.takeRemarks())
+  Outcome O = runInView(Ctx, K, K, Run);
+  for (Remark &R : O.Remarks)
     Ctx.add(std::move(R));
-  if (Error E = Ctx.edits().merge(Sub.takeEdits()))
+  if (Error E = Ctx.edits().merge(O.Edits))
     Ctx.missed(K.Name, K.Loc,
                "specialization not rewritten: " + toString(std::move(E)));
 }
