@@ -1,0 +1,470 @@
+"""How each kind of kernel fuzz/kernelgen.py generates is written: the
+kernel's text, the launcher's lines that run it, its problem.json args.
+
+A renderer takes a kernel spec (kernelgen.random_kernel), the kernel's name
+and an Out to fill. Every kernel reads its own inputs and writes its own
+output; none races, reads out of bounds or depends on timing."""
+DTYPES = {
+    # dtype: (C type, compute type, load(e), store(v))
+    "f32": ("float", "float", "{e}", "{v}"),
+    "f16": ("__half", "float", "__half2float({e})", "__float2half({v})"),
+    "bf16": ("__nv_bfloat16", "float", "__bfloat162float({e})",
+             "__float2bfloat16({v})"),
+    "f64": ("double", "double", "{e}", "{v}"),
+    "i32": ("int", "int", "{e}", "{v}"),
+}
+CTYPES = dict((dt, v[0]) for dt, v in DTYPES.items())
+CTYPES["i64"] = "long long"
+
+
+def ctype(dt):
+    return CTYPES[dt]
+
+
+def comp(dt):
+    return DTYPES[dt][1]
+
+
+def load(dt, e):
+    return DTYPES[dt][2].format(e=e)
+
+
+def store(dt, v):
+    return DTYPES[dt][3].format(v=v)
+
+
+def lit(t, x):
+    """A literal of compute type t."""
+    if t == "float":
+        return "%sf" % repr(float(x))
+    if t == "double":
+        return repr(float(x))
+    return str(int(x))
+
+
+class Out:
+    """What one kernel adds: its text, its launch lines and its args."""
+
+    def __init__(self):
+        self.defs, self.kernel, self.launch, self.args = [], [], [], []
+        self.const = set()  # the launcher's const parameters
+
+    def buffer(self, name, dt, shape, intent="in", const=True):
+        arg = {"name": name, "buffer": dt, "shape": shape, "intent": intent}
+        if intent == "in" and const:
+            self.const.add(name)
+        if dt == "i32" and intent != "out":
+            arg["init"] = {"dist": "randint", "lo": -50, "hi": 50}
+        self.args.append(arg)
+
+
+def block_expr(s, name, o):
+    """The launcher's spelling of the block size; returns the expression."""
+    b, sp = s["block"], s["block_spelling"]
+    if sp == "define":
+        o.defs.append("#define %s_THREADS %d" % (name.upper(), b))
+        return "%s_THREADS" % name.upper()
+    if sp == "constexpr":
+        o.defs.append("constexpr int %s_threads = %d;" % (name, b))
+        return "%s_threads" % name
+    if sp == "local":
+        o.launch.append("  int %s_bs = %d;" % (name, b))
+        return "%s_bs" % name
+    if sp == "runtime" and s["kind"] in ("ew", "rowred") or \
+            sp == "runtime" and s["kind"] == "strided" and \
+            s["form"] == "thread":
+        o.launch.append("  int %s_bs = n < 4096 ? %d : %d;"
+                        % (name, max(32, b // 2), b))
+        return "%s_bs" % name
+    if sp == "dim3":
+        o.launch.append("  dim3 %s_block(%d);" % (name, b))
+        return "%s_block" % name
+    return str(b)
+
+
+def quals(s, dt, out=False):
+    c = ctype(dt)
+    r = "__restrict__ " if s["restrict"] else ""
+    if out:
+        return "%s *%s" % (c, r)
+    return ("const " if s["const_in"] else "") + c + " *" + r
+
+
+def render_ew(s, name, o):
+    dt, t = s["dtype"], comp(s["dtype"])
+    idx = s["index"]
+    cast = "(%s)" % idx if idx != "int" else ""
+    i_init = "%sblockIdx.x * blockDim.x + threadIdx.x" % cast
+    v, w = load(dt, "x[i]"), load(dt, "y[i]")
+    f = {"scale": "%s * alpha + %s" % (v, lit(t, 0.5)) if t != "int"
+         else "%s * 3 + 1" % v,
+         "square": "%s * %s" % (v, v),
+         "relu": ("fmax(%s, 0.0)" if t == "double" else "fmaxf(%s, 0.0f)")
+         % v,
+         "silu": ("%s / (1.0 + exp(-%s))" if t == "double"
+                  else "%s / (1.0f + expf(-%s))") % (v, v),
+         "add2": "%s + %s" % (v, w),
+         "fma2": "%s * %s + alpha" % (v, w) if t != "int" else
+         "%s * %s + 2" % (v, w),
+         "xor": "%s ^ (%s >> 2)" % (v, v),
+         "max": "max(%s, 7)" % v,
+         "stencil": "%s + (i + 1 < n ? %s : %s)" % (v, load(dt, "x[i + 1]"),
+                                                  lit(t, 0)),
+         "reverse": "%s * %s" % (v, lit(t, 2))}[s["op"]]
+    two = s["op"] in ("add2", "fma2")
+    ins = ("%sx" % quals(s, dt)) if s["alias"] == "none" else None
+    out_t = ctype(dt)
+    if s["alias"] == "inplace":
+        params = "%s *x" % out_t
+        body_store = "x[i] = %s;" % store(dt, f)
+    else:
+        params = ins if ins else "%sx" % quals(s, dt)
+        if s["alias"] == "samebuf":
+            params = "const %s *x" % out_t
+        if two:
+            params += ", %sy" % quals(s, dt)
+        params += ", %sout" % (quals(s, dt, out=True) if s["alias"] == "none"
+                               else out_t + " *")
+        body_store = "out[%s] = %s;" % ("n - 1 - i" if s["op"] == "reverse"
+                                        else "i", store(dt, f))
+    params += ", float alpha, %s n" % ("int" if idx in ("int", "unsigned")
+                                       else "long long")
+    k = o.kernel
+    k.append("__global__ void %s(%s) {" % (name, params))
+    if s["form"] == "gridstride":
+        k.append("  for (%s i = %s; i < n; i += %sblockDim.x * gridDim.x) {"
+                 % (idx, i_init, cast))
+        k.append("    " + body_store)
+        k.append("  }")
+    elif s["form"] == "return":
+        k.append("  %s i = %s;" % (idx, i_init))
+        k.append("  if (i >= n) return;")
+        k.append("  " + body_store)
+    else:
+        k.append("  %s i = %s;" % (idx, i_init))
+        k.append("  if (i < n) {")
+        k.append("    " + body_store)
+        k.append("  }")
+    k.append("}")
+    bs = block_expr(s, name, o)
+    grid = "(n + %s - 1) / %s" % (bs, bs) if s["block_spelling"] != "dim3" \
+        else "(n + %s_block.x - 1) / %s_block.x" % (name, name)
+    if s["form"] == "gridstride":
+        o.launch.append("  int %s_grid = %s;" % (name, grid))
+        o.launch.append("  if (%s_grid > 96) %s_grid = 96;" % (name, name))
+        grid = "%s_grid" % name
+    if s["alias"] == "inplace":
+        o.buffer(name + "_io", dt, ["n"], "inout")
+        call = "%s_io" % name
+    elif s["alias"] == "samebuf":
+        o.buffer(name + "_io", dt, ["n"], "inout")
+        call = "%s_io, %s_io" % (name, name)
+    else:
+        o.buffer(name + "_x", dt, ["n"], const=s["const_in"])
+        call = "%s_x" % name
+        if two:
+            o.buffer(name + "_y", dt, ["n"], const=s["const_in"])
+            call += ", %s_y" % name
+        o.buffer(name + "_out", dt, ["n"], "out")
+        call += ", %s_out" % name
+    o.launch.append("  %s<<<%s, %s, 0, stream>>>(%s, alpha, n);"
+                    % (name, grid, bs, call))
+
+
+def out_dtype(s):
+    """The dtype a reduction writes: its accumulator's."""
+    return {"float": "f32", "double": "f64", "int": "i32",
+            "long long": "i64"}[s.get("acc", comp(s["dtype"]))]
+
+
+def lowest(t, sign="-"):
+    return sign + {"float": "3.0e38f", "double": "1.0e300",
+                   "int": "2147483647", "long long": "9223372036854775807LL"}[t]
+
+
+def combine(t, op, a, b):
+    """a op b for a reduction's partial results."""
+    if op == "max":
+        return {"float": "fmaxf(%s, %s)", "double": "fmax(%s, %s)"}.get(
+            t, "max(%s, %s)") % (a, b)
+    if op == "min":
+        return {"float": "fminf(%s, %s)", "double": "fmin(%s, %s)"}.get(
+            t, "min(%s, %s)") % (a, b)
+    return "%s + %s" % (a, b)
+
+
+def accumulate(s, t, var, v, op):
+    """The statement that folds v into var, as real code spells it."""
+    if op in ("max", "min"):
+        if s.get("cmp"):
+            return "if (%s %s %s) %s = %s;" % (v, ">" if op == "max" else "<",
+                                              var, var, v)
+        return "%s = %s;" % (var, combine(t, op, var, v))
+    if op == "sumsq":
+        if s.get("fma") and t == "float":
+            return "%s = fmaf(%s, %s, %s);" % (var, v, v, var)
+        return "%s += %s * %s;" % (var, v, v)
+    return "%s += %s;" % (var, v)
+
+
+def render_rowred(s, name, o):
+    dt, t, a = s["dtype"], comp(s["dtype"]), s["acc"]
+    odt = out_dtype(s)
+    ix = "(size_t)r * cols + c" if s["wide"] else "r * cols + c"
+    src = "x"
+    k = o.kernel
+    params = "%sx" % quals(s, dt)
+    if s["op"] == "dot":
+        params += ", %sw" % quals(s, dt)
+    params += ", %sout, int rows, int cols" % quals(s, odt, out=True)
+    k.append("__global__ void %s(%s) {" % (name, params))
+    k.append("  int r = blockIdx.x * blockDim.x + threadIdx.x;")
+    ind = "  "
+    if s["form"] == "return":
+        k.append("  if (r >= rows) return;")
+    else:
+        k.append("  if (r < rows) {")
+        ind = "    "
+    if s["rowptr"]:
+        k.append(ind + "const %s *row = x + (size_t)r * cols;" % ctype(dt))
+        src, ix = "row", "c"
+    v = load(dt, "%s[%s]" % (src, ix))
+    op = s["op"]
+    loop = ind + "for (int c = 0; c < cols; ++c) {"
+    if op in ("max", "min"):
+        k.append(ind + "%s m = %s;" % (a, lowest(a, "-" if op == "max"
+                                                  else "")))
+        k.append(loop)
+        k.append(ind + "  %s v = %s;" % (a, v))
+        k.append(ind + "  " + accumulate(s, a, "m", "v", op))
+        k.append(ind + "}")
+        result = "m"
+    elif op == "summax":
+        k.append(ind + "%s s = 0;" % a)
+        k.append(ind + "%s m = %s;" % (a, lowest(a)))
+        k.append(loop)
+        k.append(ind + "  %s v = %s;" % (a, v))
+        k.append(ind + "  s += v;")
+        k.append(ind + "  " + accumulate(s, a, "m", "v", "max"))
+        k.append(ind + "}")
+        result = "s + m"
+    elif op in ("prefix", "until"):
+        # state carried from one element to the next: a running sum
+        # written out, a data-dependent exit
+        k.append(ind + "%s s = 0;" % a)
+        k.append(loop)
+        k.append(ind + "  %s v = %s;" % (a, v))
+        if op == "until":
+            k.append(ind + "  if (v %s) break;" % (
+                "== 49" if a in ("int", "long long") else "> 2.5f"))
+        k.append(ind + "  s += v;")
+        if op == "prefix":
+            k.append(ind + "  out[(size_t)r * cols + c] = s;")
+        k.append(ind + "}")
+        result = None if op == "prefix" else "s"
+    elif op == "meanvar":
+        k.append(ind + "%s s = 0;" % a)
+        k.append(loop)
+        k.append(ind + "  s += %s;" % v)
+        k.append(ind + "}")
+        k.append(ind + "%s mean = s / cols;" % a)
+        k.append(ind + "%s q = 0;" % a)
+        k.append(loop)
+        k.append(ind + "  %s d = %s - mean;" % (a, v))
+        k.append(ind + "  q += d * d;")
+        k.append(ind + "}")
+        result = "q / cols"
+    else:
+        k.append(ind + "%s s = 0;" % a)
+        k.append(loop)
+        if op == "dot":
+            wv = load(dt, "w[c]")
+            if s["fma"] and a == "float":
+                k.append(ind + "  s = fmaf(%s, %s, s);" % (v, wv))
+            else:
+                k.append(ind + "  s += %s * %s;" % (v, wv))
+        else:
+            k.append(ind + "  " + accumulate(s, a, "s", v, op))
+        k.append(ind + "}")
+        result = "s"
+    if result:
+        k.append(ind + "out[r] = %s;" % result)
+    if s["form"] != "return":
+        k.append("  }")
+    k.append("}")
+    bs = block_expr(s, name, o)
+    grid = "(rows + %s - 1) / %s" % (bs, bs) if s["block_spelling"] != "dim3"\
+        else "(rows + %s_block.x - 1) / %s_block.x" % (name, name)
+    o.buffer(name + "_x", dt, ["rows", "cols"], const=s["const_in"])
+    call = "%s_x" % name
+    if op == "dot":
+        o.buffer(name + "_w", dt, ["cols"], const=s["const_in"])
+        call += ", %s_w" % name
+    o.buffer(name + "_out", odt, ["rows", "cols"] if op == "prefix"
+             else ["rows"], "out")
+    o.launch.append("  %s<<<%s, %s, 0, stream>>>(%s, %s_out, rows, cols);"
+                    % (name, grid, bs, call, name))
+
+
+def block_tree(s, a, op, k, out_store):
+    """A block's combine of each thread's `s`, then out_store(result) in
+    thread 0 (shared-memory tree or warp shuffles)."""
+    b = s["block"]
+    ident = lowest(a) if op == "max" else "0"
+    if s["combine"] == "tree":
+        start = "blockDim.x / 2" if s["tree_start"] == "blockDim" else \
+            "%d / 2" % b
+        k.append("  __shared__ %s buf[%d];" % (a, b))
+        k.append("  buf[tid] = s;")
+        k.append("  __syncthreads();")
+        k.append("  for (int st = %s; st > 0; st >>= 1) {" % start)
+        k.append("    if (tid < st) buf[tid] = %s;"
+                 % combine(a, op, "buf[tid]", "buf[tid + st]"))
+        k.append("    __syncthreads();")
+        k.append("  }")
+        if out_store:  # else every thread reads buf[0]
+            k.append("  if (tid == 0) %s" % out_store("buf[0]"))
+        return
+    k.append("  for (int o = 16; o > 0; o >>= 1)")
+    k.append("    s = %s;" % combine(a, op, "s",
+                                     "__shfl_down_sync(0xffffffffu, s, o)"))
+    k.append("  __shared__ %s part[32];" % a)
+    k.append("  int lane = tid % 32, wid = tid / 32;")
+    k.append("  if (lane == 0) part[wid] = s;")
+    k.append("  __syncthreads();")
+    k.append("  if (wid == 0) {")
+    k.append("    s = lane < blockDim.x / 32 ? part[lane] : %s;" % ident)
+    k.append("    for (int o = 16; o > 0; o >>= 1)")
+    k.append("      s = %s;" % combine(a, op, "s",
+                                       "__shfl_down_sync(0xffffffffu, s, o)"))
+    k.append("    if (lane == 0) %s" % out_store("s"))
+    k.append("  }")
+
+
+def render_blockred(s, name, o):
+    dt, a, op = s["dtype"], comp(s["dtype"]), s["op"]
+    odt = dt if s["norm"] else out_dtype(s)
+    k = o.kernel
+    k.append("__global__ void %s(%sx, %sout, int rows, int cols, "
+             "float alpha) {" % (name, quals(s, dt), quals(s, odt, True)))
+    k.append("  int row = blockIdx.x;")
+    k.append("  int tid = threadIdx.x;")
+    src, ix = "x", "row * cols + c"
+    if s["rowptr"]:
+        k.append("  const %s *xr = x + (size_t)row * cols;" % ctype(dt))
+        src, ix = "xr", "c"
+    v = load(dt, "%s[%s]" % (src, ix))
+    k.append("  %s s = %s;" % (a, lowest(a) if op == "max" else "0"))
+    k.append("  for (int c = tid; c < cols; c += blockDim.x) {")
+    k.append("    %s v = %s;" % (a, v))
+    k.append("    " + accumulate(s, a, "s", "v", op))
+    k.append("  }")
+    if s["norm"] == "bcast" and s["combine"] == "tree":
+        block_tree(s, a, op, k, None)
+        k.append("  float mean = buf[0] / cols;")
+        k.append("  for (int c = tid; c < cols; c += blockDim.x)")
+        k.append("    out[row * cols + c] = %s;"
+                 % store(dt, "(%s - mean) * alpha" % v))
+    elif s["norm"]:
+        k.append("  __shared__ float mean_s;")
+        block_tree(s, a, op, k, lambda r: "mean_s = %s / cols;" % r)
+        k.append("  __syncthreads();")
+        k.append("  for (int c = tid; c < cols; c += blockDim.x)")
+        k.append("    out[row * cols + c] = %s;"
+                 % store(dt, "(%s - mean_s) * alpha" % v))
+    else:
+        block_tree(s, a, op, k, lambda r: "out[row] = %s;" % r)
+    k.append("}")
+    bs = block_expr(s, name, o)
+    o.buffer(name + "_x", dt, ["rows", "cols"], const=s["const_in"])
+    o.buffer(name + "_out", odt, ["rows", "cols"] if s["norm"] else ["rows"],
+             "out")
+    o.launch.append("  %s<<<rows, %s, 0, stream>>>(%s_x, %s_out, rows, cols,"
+                    " alpha);" % (name, bs, name, name))
+
+
+def render_strided(s, name, o):
+    dt, a, op = s["dtype"], comp(s["dtype"]), s["op"]
+    odt = out_dtype(s)
+    k = o.kernel
+    k.append("__global__ void %s(%sx, %sout, int rows, int cols) {"
+             % (name, quals(s, dt), quals(s, odt, True)))
+    bs = block_expr(s, name, o)
+    if s["form"] == "block":
+        k.append("  int p = blockIdx.x;")
+        k.append("  int tid = threadIdx.x;")
+        k.append("  %s s = 0;" % a)
+        k.append("  for (int f = tid; f < rows; f += blockDim.x) {")
+        k.append("    %s v = %s;" % (a, load(dt, "x[(size_t)f * cols + p]")))
+        k.append("    " + accumulate(s, a, "s", "v", op))
+        k.append("  }")
+        s2 = dict(s, combine="tree", tree_start="blockDim")
+        block_tree(s2, a, "sum", k, lambda r: "out[p] = %s;" % r)
+        grid = "cols"
+    else:
+        k.append("  int p = blockIdx.x * blockDim.x + threadIdx.x;")
+        k.append("  if (p >= cols) return;")
+        k.append("  %s s = 0;" % a)
+        k.append("  for (int f = 0; f < rows; ++f) {")
+        k.append("    %s v = %s;" % (a, load(dt, "x[f * cols + p]")))
+        k.append("    " + accumulate(s, a, "s", "v", op))
+        k.append("  }")
+        k.append("  out[p] = s;")
+        grid = "(cols + %s - 1) / %s" % (bs, bs) \
+            if s["block_spelling"] != "dim3" else \
+            "(cols + %s_block.x - 1) / %s_block.x" % (name, name)
+    k.append("}")
+    o.buffer(name + "_x", dt, ["rows", "cols"], const=s["const_in"])
+    o.buffer(name + "_out", odt, ["cols"], "out")
+    o.launch.append("  %s<<<%s, %s, 0, stream>>>(%s_x, %s_out, rows, cols);"
+                    % (name, grid, bs, name, name))
+
+
+def render_2d(s, name, o):
+    dt, t = s["dtype"], comp(s["dtype"])
+    tx, ty = s["tile"]
+    k = o.kernel
+    mm = s["kind"] == "matmul"
+    second = mm or s["op"] == "bias"
+    params = "%sx" % quals(s, dt)
+    if second:
+        params += ", %sw" % quals(s, dt)
+    params += ", %sout, int rows, int cols" % quals(s, dt, True)
+    k.append("__global__ void %s(%s) {" % (name, params))
+    k.append("  int c = blockIdx.x * blockDim.x + threadIdx.x;")
+    k.append("  int r = blockIdx.y * blockDim.y + threadIdx.y;")
+    if mm:
+        k.append("  if (r < rows && c < rows) {")
+        k.append("    %s s = 0;" % t)
+        k.append("    for (int k = 0; k < cols; ++k)")
+        k.append("      s += x[r * cols + k] * w[k * rows + c];")
+        k.append("    out[r * rows + c] = s;")
+        k.append("  }")
+        width, shape = "rows", ["rows", "rows"]
+    elif s["op"] == "transpose":
+        k.append("  if (r < rows && c < cols)")
+        k.append("    out[c * rows + r] = x[r * cols + c];")
+        width, shape = "cols", ["cols", "rows"]
+    else:
+        k.append("  if (r < rows && c < cols)")
+        k.append("    out[r * cols + c] = %s;" % store(
+            dt, "%s + %s" % (load(dt, "x[r * cols + c]"), load(dt, "w[c]"))))
+        width, shape = "cols", ["rows", "cols"]
+    k.append("}")
+    o.launch.append("  dim3 %s_block(%d, %d);" % (name, tx, ty))
+    o.launch.append("  dim3 %s_grid((%s + %d) / %d, (rows + %d) / %d);"
+                    % (name, width, tx - 1, tx, ty - 1, ty))
+    o.buffer(name + "_x", dt, ["rows", "cols"], const=s["const_in"])
+    call = "%s_x" % name
+    if second:
+        o.buffer(name + "_w", dt, ["cols", "rows"] if mm else ["cols"],
+                 const=s["const_in"])
+        call += ", %s_w" % name
+    o.buffer(name + "_out", dt, shape, "out")
+    o.launch.append("  %s<<<%s_grid, %s_block, 0, stream>>>(%s, %s_out, rows,"
+                    " cols);" % (name, name, name, call, name))
+
+
+RENDER = {"ew": render_ew, "rowred": render_rowred,
+          "blockred": render_blockred, "strided": render_strided,
+          "grid2d": render_2d, "matmul": render_2d}

@@ -1,0 +1,194 @@
+"""Random but valid CUDA programs in the shapes kopt's passes rewrite.
+
+A program is a list of kernel specs (plain dicts, so a mismatch can be
+reduced by dropping kernels or simplifying a spec's features and rendering
+again) and renders to a problem directory: kernel.cu (the kernels and one
+launcher, `launch_fuzz`, that runs them all on the given stream),
+problem.json (exact comparison: atol = rtol = 0) and problem-rounding.json
+(the same program with a tolerance for pipelines that declare a rounding
+change). Every kernel reads its own inputs and writes its own output, is
+free of races and out-of-bounds accesses on every shape, and computes the
+same bits on every run: a rewrite that declares no rounding change must
+keep them.
+
+Kinds (what real code writes, and what the passes look for):
+  ew        element-wise: guard, early return or grid-stride loop; in place
+            or through two pointers to one buffer; two inputs
+  rowred    one thread per row, a serial loop over the row (sum, sum of
+            squares, dot with a vector, max, min, two accumulators, a
+            two-pass mean and variance), through a row pointer or not
+  blockred  one block per row: a block-stride loop, then a tree in shared
+            memory or warp shuffles; or a two-pass norm writing the row
+  strided   threads across a strided axis: one block per column walking
+            the rows, or one thread per column
+  grid2d    2-D blocks: a transpose, a broadcast add
+  matmul    one thread per element of A x W
+
+How each kind is written: fuzz/kernel_kinds.py.
+"""
+import json
+import os
+import random
+
+from kernel_kinds import CTYPES, DTYPES, RENDER, Out, comp
+
+KINDS = ["ew", "rowred", "blockred", "strided", "grid2d", "matmul"]
+KIND_WEIGHTS = [30, 22, 22, 12, 8, 4]
+
+
+def pick(rng, choices, weights=None):
+    return rng.choices(choices, weights=weights)[0]
+
+
+# ---------------------------------------------------------------- specs
+
+
+def random_kernel(rng):
+    """One kernel spec: its kind and the features that spell it."""
+    kind = pick(rng, KINDS, KIND_WEIGHTS)
+    s = {"kind": kind,
+         "block": pick(rng, [32, 64, 96, 128, 192, 256, 512, 1024],
+                       [1, 2, 1, 3, 1, 5, 2, 1]),
+         "block_spelling": pick(rng, ["literal", "define", "constexpr",
+                                      "local", "runtime", "dim3"]),
+         "const_in": rng.random() < 0.7,
+         "restrict": rng.random() < 0.3}
+    if kind == "ew":
+        s["dtype"] = pick(rng, list(DTYPES), [6, 2, 2, 1, 2])
+        s["form"] = pick(rng, ["guard", "return", "gridstride"])
+        s["index"] = pick(rng, ["int", "unsigned", "size_t", "long long"])
+        s["op"] = pick(rng, ["scale", "square", "relu", "silu", "add2",
+                             "fma2", "stencil", "reverse"]
+                       if s["dtype"] != "i32" else
+                       ["scale", "square", "xor", "add2", "max", "stencil",
+                        "reverse"])
+        s["alias"] = pick(rng, ["none", "inplace", "samebuf"], [6, 2, 2])
+        if s["alias"] != "none" and s["op"] in ("add2", "fma2", "stencil",
+                                                "reverse"):
+            s["alias"] = "none"  # another thread's element: a race
+    elif kind == "rowred":
+        s["dtype"] = pick(rng, list(DTYPES), [6, 2, 2, 1, 2])
+        s["op"] = pick(rng, ["sum", "sumsq", "dot", "max", "min", "summax",
+                             "meanvar", "prefix", "until"]
+                       if s["dtype"] != "i32" else
+                       ["sum", "max", "min", "summax", "prefix", "until"])
+        s["acc"] = ("long long" if s["dtype"] == "i32" and rng.random() < 0.3
+                    else "double" if s["dtype"] == "f32"
+                    and rng.random() < 0.15 else comp(s["dtype"]))
+        s["form"] = pick(rng, ["guard", "return"])
+        s["rowptr"] = rng.random() < 0.3
+        s["wide"] = rng.random() < 0.3
+        s["cmp"] = rng.random() < 0.5  # max/min by comparison, not fmaxf
+        s["fma"] = rng.random() < 0.3
+    elif kind == "blockred":
+        s["dtype"] = pick(rng, ["f32", "f16", "bf16", "f64", "i32"],
+                          [6, 2, 2, 1, 2])
+        s["block"] = pick(rng, [64, 128, 256, 512, 1024], [1, 3, 4, 2, 1])
+        s["op"] = pick(rng, ["sum", "sumsq", "max"] if s["dtype"] != "i32"
+                       else ["sum", "max"])
+        s["combine"] = pick(rng, ["tree", "shuffle"])
+        s["tree_start"] = pick(rng, ["blockDim", "B"])
+        # norm: the block's result broadcast to every thread, which then
+        # writes the row (through a __shared__ scalar, or buf[0] itself)
+        s["norm"] = s["dtype"] in ("f32", "f16", "bf16") and \
+            s["op"] == "sum" and rng.random() < 0.4 and \
+            pick(rng, ["shared", "bcast"])
+        s["rowptr"] = rng.random() < 0.3
+    elif kind == "strided":
+        s["dtype"] = pick(rng, ["f32", "f16", "bf16", "i32"], [6, 2, 2, 2])
+        s["form"] = pick(rng, ["block", "thread"])
+        s["block"] = pick(rng, [64, 128, 256], [1, 2, 3])
+        s["op"] = pick(rng, ["sum", "sumsq"] if s["dtype"] != "i32"
+                       else ["sum"])
+    elif kind == "grid2d":
+        s["dtype"] = pick(rng, ["f32", "f16", "f64", "i32"], [6, 2, 1, 2])
+        s["op"] = pick(rng, ["transpose", "bias"])
+        s["tile"] = pick(rng, [(32, 8), (16, 16), (32, 4)])
+    else:
+        s["dtype"] = pick(rng, ["f32", "f64"], [4, 1])
+        s["tile"] = pick(rng, [(16, 16), (32, 8)])
+    return s
+
+
+def random_program(seed, kernels):
+    rng = random.Random(seed)
+    big_rows = rng.randrange(64, 700)
+    shapes = [
+        {"n": rng.randrange(50001, 400001) | 1, "rows": big_rows,
+         "cols": rng.randrange(100, min(3001, 2000000 // big_rows))},
+        {"n": 1, "rows": 1, "cols": 1},
+        {"n": rng.randrange(2, 5000), "rows": rng.randrange(2, 80),
+         "cols": rng.randrange(2, 700)},
+        {"n": rng.randrange(1000, 70000), "rows": rng.randrange(1000, 4000),
+         "cols": rng.randrange(1, 9)},
+    ]
+    return {"seed": seed, "shapes": shapes,
+            "kernels": [random_kernel(rng) for _ in range(kernels)]}
+
+
+# ---------------------------------------------------------------- render
+
+
+def render(program):
+    """(kernel.cu text, problem args) of a program."""
+    defs, kernels, launch, args, const = [], [], [], [], set()
+    for i, s in enumerate(program["kernels"]):
+        o = Out()
+        RENDER[s["kind"]](s, "k%d_%s" % (i, s["kind"]), o)
+        defs += o.defs
+        kernels += o.kernel + [""]
+        launch += o.launch
+        args += o.args
+        const |= o.const
+    params = ["%s%s *%s" % ("const " if a["name"] in const else "",
+                            CTYPES[a["buffer"]], a["name"]) for a in args]
+    params += ["int n", "int rows", "int cols", "float alpha",
+               "cudaStream_t stream"]
+    text = ["// Generated by fuzz/gen-kernels (seed %d): %d kernels."
+            % (program["seed"], len(program["kernels"])),
+            "#include <cuda_runtime.h>", "#include <cuda_fp16.h>",
+            "#include <cuda_bf16.h>", ""]
+    text += defs + ([""] if defs else []) + kernels
+    text.append('extern "C" void launch_fuzz(%s) {' % ", ".join(params))
+    text += launch
+    text.append("}")
+    args += [{"name": "n", "scalar": "i32", "value": "n"},
+             {"name": "rows", "scalar": "i32", "value": "rows"},
+             {"name": "cols", "scalar": "i32", "value": "cols"},
+             {"name": "alpha", "scalar": "f32", "value": 1.25},
+             {"name": "stream", "stream": True}]
+    return "\n".join(text) + "\n", args
+
+
+def problem(program, args, rounding):
+    """problem.json: exact, or with the tolerance a declared rounding change
+    gets (half-precision outputs one unit in the last place more)."""
+    args = json.loads(json.dumps(args))
+    if rounding:
+        for a in args:
+            if a.get("intent") in ("out", "inout") and \
+                    a["buffer"] in ("f16", "bf16"):
+                a["tolerance"] = {"atol": 1e-2, "rtol": 1e-2}
+    return {"name": "fuzz-%d%s" % (program["seed"],
+                                   "-rounding" if rounding else ""),
+            "description": "generated by fuzz/gen-kernels",
+            "source": "kernel.cu", "entry": "launch_fuzz", "args": args,
+            "shapes": program["shapes"], "seeds": 1, "timeout_s": 60,
+            "tolerance": {"atol": 1e-3, "rtol": 1e-3} if rounding
+            else {"atol": 0, "rtol": 0}}
+
+
+def write(program, directory):
+    """Writes kernel.cu, problem.json, problem-rounding.json and
+    program.json (the specs, to render again) into directory."""
+    os.makedirs(directory, exist_ok=True)
+    text, args = render(program)
+    files = {"kernel.cu": text,
+             "problem.json": json.dumps(problem(program, args, False),
+                                        indent=1) + "\n",
+             "problem-rounding.json": json.dumps(problem(program, args, True),
+                                                 indent=1) + "\n",
+             "program.json": json.dumps(program, indent=1) + "\n"}
+    for name, content in files.items():
+        with open(os.path.join(directory, name), "w") as f:
+            f.write(content)
