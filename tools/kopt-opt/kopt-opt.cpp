@@ -20,7 +20,7 @@
 #include "kopt/Passes/BuiltinPasses.h"
 #include "kopt/Pipeline/PassManager.h"
 #include "kopt/Pipeline/Pipeline.h"
-#include "kopt/Rewrite/UnifiedDiff.h"
+#include "kopt/Support/UnifiedDiff.h"
 #include "kopt/Tidy/Config.h"
 
 #include "llvm/Pass.h"

@@ -5,25 +5,25 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kopt/Rewrite/UnifiedDiff.h"
+#include "kopt/Support/UnifiedDiff.h"
 
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/Support/raw_ostream.h"
-
+#include <algorithm>
+#include <cstdint>
+#include <sstream>
 #include <vector>
-
-using namespace llvm;
 
 namespace kopt {
 
 namespace {
 
+using StringRef = std::string_view;
+
 std::vector<StringRef> splitLines(StringRef Text) {
   std::vector<StringRef> Lines;
   while (!Text.empty()) {
-    auto [Line, Rest] = Text.split('\n');
-    Lines.push_back(Line);
-    Text = Rest;
+    std::size_t End = Text.find('\n');
+    Lines.push_back(Text.substr(0, End));
+    Text = End == StringRef::npos ? StringRef() : Text.substr(End + 1);
   }
   return Lines;
 }
@@ -70,8 +70,7 @@ std::string unifiedDiff(StringRef Old, StringRef New, StringRef OldName,
   if (Old == New)
     return std::string();
   std::vector<DiffLine> Lines = diffLines(splitLines(Old), splitLines(New));
-  std::string Result;
-  raw_string_ostream OS(Result);
+  std::ostringstream OS;
   OS << "--- " << OldName << "\n+++ " << NewName << "\n";
   size_t K = 0;
   while (K < Lines.size()) {
@@ -109,7 +108,7 @@ std::string unifiedDiff(StringRef Old, StringRef New, StringRef OldName,
          << Lines[L].Text << "\n";
     K = End;
   }
-  return Result;
+  return OS.str();
 }
 
 } // namespace kopt

@@ -1,6 +1,6 @@
 //===- UnifiedDiffTest.cpp - Line diffs -----------------------------------===//
 
-#include "kopt/Rewrite/UnifiedDiff.h"
+#include "kopt/Support/UnifiedDiff.h"
 
 #include "gtest/gtest.h"
 
