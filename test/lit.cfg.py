@@ -9,6 +9,7 @@
 #   cuda-gpu      an NVIDIA GPU is visible (set KOPT_LIT_NO_GPU=1 to hide it)
 #   kopt-search   kopt-search is built (libsqlite3)
 #   kopt-llm      ... with its llm proposer (libcurl)
+#   chromium      a headless browser renders report.html
 import os
 import shutil
 import subprocess
@@ -79,6 +80,13 @@ for feature, tool in (("clang-tidy", "clang-tidy-22"),
         config.available_features.add(feature)
         config.substitutions.append(("%" + feature.replace("-", "_"), path))
 config.substitutions.append(("%kopt_tidy_module", tidy_module))
+# A real browser for report.html (Debian's chromium; tests that need it are
+# skipped where it is absent).
+chromium = shutil.which("chromium", path=config.environment["PATH"])
+if chromium:
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium", chromium))
+
 # A one-node Slurm cluster for kopt-search's Slurm executor (slurm-wlm, munge).
 if all(shutil.which(t) for t in ("slurmctld", "slurmd", "munged", "sbatch",
                                  "squeue", "scontrol", "scancel", "sinfo")):

@@ -7,12 +7,15 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kopt/Search/HtmlReport.h"
+#include "kopt/Search/Recipe.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -152,6 +155,11 @@ th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left}
 td.num{text-align:right}svg text{font-size:11px;fill:#444}
 .st-ok .status{color:#17803d}.st-bad .status{color:#b91c1c}
 .st-skip .status{color:#777}
+.card{border:1px solid #ccc;border-radius:6px;padding:.2em 1em;background:#fafafa}
+.card .big{font-size:1.6em;font-weight:600;margin:.3em 0}
+pre.diff{max-height:24em;overflow:auto;white-space:pre;word-break:normal}
+pre.diff .add{color:#17803d}pre.diff .del{color:#b91c1c}
+pre.diff .hunk{color:#6b21a8}
 </style>
 )";
 
@@ -254,6 +262,175 @@ void renderBandwidth(const json &Report, std::ostream &OS) {
        << "bandwidth" << (Copy ? " (" + format("%.1f", *Copy) + " GB/s)" : "");
   OS << ".</p>\n";
 }
+/// The top of the page: the best speedup and where the time went.
+void renderCard(const json &Report, std::ostream &OS) {
+  const json &Best = object(Report, "best");
+  OS << "<div class=\"card\">\n";
+  if (Best.empty()) {
+    OS << "<p class=\"big\">No candidate evaluated ok</p>\n";
+  } else {
+    OS << "<p class=\"big\">" << speedup(Best) << " " << interval(Best)
+       << "</p>\n<p>Best of " << integer(Report, "evaluations")
+       << " evaluations: candidate " << integer(Best, "id")
+       << ", 95% confidence interval in brackets";
+    const json *MemoryBound = field(object(Report, "problem"), "memory_bound");
+    auto F = number(Best, "fraction_of_copy_bandwidth");
+    if (F && MemoryBound && *MemoryBound == true)
+      OS << "; " << format("%.1f", *F * 100)
+         << "% of the device&#39;s copy bandwidth";
+    OS << ".</p>\n";
+  }
+  OS << "<p>Time: " << phaseTimes(object(Report, "time_s")) << " of "
+     << numberText(Report, "elapsed_s", "%.1f", " s") << "; GPU busy "
+     << numberText(Report, "gpu_busy", "%.2f") << ".</p>\n</div>\n";
+}
+
+/// best_diff, each line coloured by what it does.
+void renderDiff(const json &Report, std::ostream &OS) {
+  auto Diff = string(Report, "best_diff");
+  if (!Diff)
+    return;
+  OS << "<h3>Diff against the original</h3>\n";
+  if (Diff->empty()) {
+    OS << "<p>The best candidate is the original source.</p>\n";
+    return;
+  }
+  OS << "<pre class=\"diff\">";
+  std::istringstream In(*Diff);
+  for (std::string Line; std::getline(In, Line);) {
+    bool Header = Line.rfind("+++", 0) == 0 || Line.rfind("---", 0) == 0;
+    const char *Class = Line.rfind("@@", 0) == 0  ? "hunk"
+                        : Header                  ? nullptr
+                        : Line.rfind('+', 0) == 0 ? "add"
+                        : Line.rfind('-', 0) == 0 ? "del"
+                                                  : nullptr;
+    if (Class)
+      OS << "<span class=\"" << Class << "\">" << escape(Line) << "</span>\n";
+    else
+      OS << escape(Line) << "\n";
+  }
+  OS << "</pre>\n";
+}
+
+/// What a candidate changed in its parent (\p Parent null for a root).
+std::string stepText(const json &C, const json *Parent) {
+  auto R = string(C, "recipe");
+  if (!R)
+    return Dash;
+  if (string(C, "proposer").value_or("") == "O")
+    return "-O";
+  return escape(describeStep(
+      Parent ? string(*Parent, "recipe").value_or("") : std::string(), *R));
+}
+
+void renderLineage(const json &Report, std::ostream &OS) {
+  OS << "<h2>Lineage of the best candidate</h2>\n";
+  const json &Lineage = array(Report, "lineage");
+  if (Lineage.empty()) {
+    OS << "<p>No lineage recorded.</p>\n";
+    return;
+  }
+  OS << "<ol>\n";
+  for (std::size_t I = 0; I < Lineage.size(); ++I)
+    OS << "<li>Candidate " << integer(Lineage[I], "id") << " ("
+       << speedup(Lineage[I]) << "): <code title=\"" << recipe(Lineage[I])
+       << "\">" << stepText(Lineage[I], I ? &Lineage[I - 1] : nullptr)
+       << "</code></li>\n";
+  OS << "</ol>\n";
+}
+
+/// Statuses a candidate has before its evaluation (Candidate.h).
+bool evaluated(const json &C) {
+  static const std::set<std::string> Before = {
+      "pending", "invalid", "llm-error", "made", "duplicate", "validated"};
+  auto S = string(C, "status");
+  return S && !Before.count(*S);
+}
+
+const char *const FilterScript = R"(<script>
+(function () {
+  var status = document.getElementById('f-status');
+  var proposer = document.getElementById('f-proposer');
+  function apply() {
+    var shown = 0;
+    document.querySelectorAll('#candidates tbody tr').forEach(function (r) {
+      var on = (!status.value || r.dataset.status === status.value) &&
+               (!proposer.value || r.dataset.proposer === proposer.value);
+      r.style.display = on ? '' : 'none';
+      shown += on ? 1 : 0;
+    });
+    document.getElementById('f-shown').textContent = shown + ' shown';
+  }
+  status.onchange = proposer.onchange = apply;
+  apply();
+})();
+</script>
+)";
+
+void select(std::ostream &OS, const char *Id, const char *Label,
+            const std::set<std::string> &Values) {
+  OS << "<label>" << Label << " <select id=\"" << Id
+     << "\"><option value=\"\">all</option>";
+  for (const std::string &V : Values)
+    OS << "<option>" << escape(V) << "</option>";
+  OS << "</select></label> ";
+}
+
+/// Evaluated candidates first; duplicates folded into a count on their
+/// parent's row; each row says what it changed and why it failed.
+void renderCandidates(const json &Report, std::ostream &OS) {
+  const json &Candidates = array(Report, "candidates");
+  std::map<double, const json *> ById;
+  std::map<double, long> Duplicates;
+  long Folded = 0;
+  std::vector<const json *> Rows;
+  std::set<std::string> Statuses, Proposers;
+  for (const json &C : Candidates) {
+    if (auto Id = number(C, "id"))
+      ById[*Id] = &C;
+    if (string(C, "status").value_or("") == "duplicate") {
+      ++Folded;
+      ++Duplicates[number(C, "parent").value_or(0)];
+      continue;
+    }
+    Rows.push_back(&C);
+    Statuses.insert(string(C, "status").value_or(""));
+    Proposers.insert(string(C, "proposer").value_or(""));
+  }
+  std::stable_partition(Rows.begin(), Rows.end(),
+                        [](const json *C) { return evaluated(*C); });
+  OS << "<h2>Candidates (" << Candidates.size() << ")</h2>\n<p>" << Rows.size()
+     << " listed, evaluated first; " << Folded
+     << " duplicates (the same source as an earlier candidate) are counted "
+        "on their parent&#39;s row.</p>\n<p>";
+  select(OS, "f-status", "Status", Statuses);
+  select(OS, "f-proposer", "Proposer", Proposers);
+  OS << "<span id=\"f-shown\"></span></p>\n"
+     << "<table id=\"candidates\">\n<thead><tr><th>id</th><th>parent</th>"
+     << "<th>proposer</th><th>change</th><th>status</th><th>reason</th>"
+     << "<th>speedup</th><th>CI</th><th>median ms</th><th>duplicates</th>"
+     << "</tr></thead>\n<tbody>\n";
+  const std::string Num = "<td class=\"num\">", End = "</td>";
+  for (const json *C : Rows) {
+    std::string Status = string(*C, "status").value_or("");
+    auto Parent = ById.find(number(*C, "parent").value_or(-1));
+    auto Dups = Duplicates.find(number(*C, "id").value_or(-1));
+    OS << "<tr class=\"" << statusClass(Status) << "\" data-status=\""
+       << escape(Status) << "\" data-proposer=\""
+       << escape(string(*C, "proposer").value_or("")) << "\">" << Num
+       << integer(*C, "id") << End << Num << integer(*C, "parent") << End
+       << "<td>" << text(*C, "proposer") << End << "<td><code title=\""
+       << recipe(*C) << "\">"
+       << stepText(*C, Parent == ById.end() ? nullptr : Parent->second)
+       << "</code>" << End << "<td class=\"status\">" << text(*C, "status")
+       << End << "<td>" << text(*C, "reason") << End << Num << speedup(*C)
+       << End << Num << interval(*C) << End << Num
+       << numberText(*C, "median_ms", "%.4g") << End << Num
+       << (Dups == Duplicates.end() ? "" : std::to_string(Dups->second))
+       << "</td></tr>\n";
+  }
+  OS << "</tbody>\n</table>\n" << FilterScript;
+}
 } // namespace
 
 std::string renderHtmlReport(const json &Report) {
@@ -269,6 +446,7 @@ std::string renderHtmlReport(const json &Report) {
      << "<title>" << Title << "</title>\n"
      << Style << "</head>\n<body>\n"
      << "<h1>" << Title << "</h1>\n";
+  renderCard(Report, OS);
 
   const json &Budgets = object(Report, "budgets");
   std::string Baselines;
@@ -304,6 +482,7 @@ std::string renderHtmlReport(const json &Report) {
        << speedup(Best) << ", 95% CI " << interval(Best) << ", median "
        << numberText(Best, "median_ms", "%.4g", " ms") << ".</p>\n"
        << "<pre><code>" << recipe(Best) << "</code></pre>\n";
+    renderDiff(Report, OS);
   }
   if (field(Problem, "memory_bound") && *field(Problem, "memory_bound") == true)
     renderBandwidth(Report, OS);
@@ -311,35 +490,8 @@ std::string renderHtmlReport(const json &Report) {
   OS << "<h2>Convergence</h2>\n";
   renderPlot(Report, OS);
 
-  OS << "<h2>Lineage of the best candidate</h2>\n";
-  const json &Lineage = array(Report, "lineage");
-  if (Lineage.empty()) {
-    OS << "<p>No lineage recorded.</p>\n";
-  } else {
-    OS << "<ol>\n";
-    for (const json &Step : Lineage)
-      OS << "<li>Candidate " << integer(Step, "id") << " (" << speedup(Step)
-         << "): <code>" << recipe(Step) << "</code></li>\n";
-    OS << "</ol>\n";
-  }
-
-  const json &Candidates = array(Report, "candidates");
-  OS << "<h2>Candidates (" << Candidates.size() << ")</h2>\n"
-     << "<table>\n<thead><tr><th>id</th><th>parent</th><th>depth</th>"
-     << "<th>proposer</th><th>recipe</th><th>status</th><th>reason</th>"
-     << "<th>speedup</th><th>CI</th><th>median ms</th></tr></thead>\n<tbody>\n";
-  for (const json &C : Candidates) {
-    const std::string Num = "<td class=\"num\">", End = "</td>";
-    OS << "<tr class=\"" << statusClass(string(C, "status").value_or(""))
-       << "\">" << Num << integer(C, "id") << End << Num << integer(C, "parent")
-       << End << Num << integer(C, "depth") << End << "<td>"
-       << text(C, "proposer") << End << "<td><code>" << recipe(C) << "</code>"
-       << End << "<td class=\"status\">" << text(C, "status") << End << "<td>"
-       << text(C, "reason") << End << Num << speedup(C) << End << Num
-       << interval(C) << End << Num << numberText(C, "median_ms", "%.4g")
-       << "</td></tr>\n";
-  }
-  OS << "</tbody>\n</table>\n";
+  renderLineage(Report, OS);
+  renderCandidates(Report, OS);
 
   OS << "<footer><p>" << text(Report, "tool") << ' ' << text(Report, "version")
      << "</p></footer>\n</body>\n</html>\n";

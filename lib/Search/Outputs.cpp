@@ -6,6 +6,7 @@
 #include "kopt/Search/Searcher.h"
 #include "kopt/Spec/ProblemParser.h"
 #include "kopt/Spec/ProblemValidator.h"
+#include "kopt/Support/UnifiedDiff.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -146,6 +147,13 @@ json reportDocument(const spec::Problem &P, const SearchResult &R,
       Baselines[C.Proposer] = candidateJson(C);
   Doc["baselines"] = Baselines;
   Doc["best"] = Best ? candidateJson(*Best) : json(nullptr);
+  // What a user would commit: best.cu against the problem's own source.
+  if (Best && !Best->Source.empty()) {
+    std::string Name = P.sourcePath().filename().string();
+    Doc["best_diff"] =
+        unifiedDiff(spec::readTextFile(P.sourcePath()).value_or(""),
+                    Best->Source, "a/" + Name, "b/best.cu");
+  }
   // Evaluations on several device models (a Slurm cluster of H100s and
   // H200s) are ranked within each; "best" is the best of the model with
   // the most successful evaluations.

@@ -1,6 +1,7 @@
 //===- Recipe.cpp - The -passes= string that makes a candidate ------------===//
 #include "kopt/Search/Recipe.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace kopt::search {
@@ -108,6 +109,67 @@ std::string joinRecipeStart(std::int64_t LLMSeq, const std::string &Passes) {
     return Passes;
   std::string Base = "llm#" + std::to_string(LLMSeq);
   return Passes.empty() ? Base : Base + " | " + Passes;
+}
+
+namespace {
+
+/// "key a -> b" for each parameter whose value differs ("default" where
+/// one side leaves it out).
+std::string paramChanges(const RecipeStep &From, const RecipeStep &To) {
+  auto Value = [](const RecipeStep &S, const std::string &Key) {
+    for (const auto &[K, V] : S.Params)
+      if (K == Key)
+        return V;
+    return std::string("default");
+  };
+  std::vector<std::string> Keys;
+  for (const RecipeStep *S : {&From, &To})
+    for (const auto &KV : S->Params)
+      if (std::find(Keys.begin(), Keys.end(), KV.first) == Keys.end())
+        Keys.push_back(KV.first);
+  std::string Out;
+  for (const std::string &K : Keys) {
+    std::string A = Value(From, K), B = Value(To, K);
+    if (A != B)
+      Out += (Out.empty() ? "" : ", ") + K + " " + A + " -> " + B;
+  }
+  return Out;
+}
+
+} // namespace
+
+std::string describeStep(const std::string &Parent, const std::string &Child) {
+  RecipeStart P = splitRecipeStart(Parent), C = splitRecipeStart(Child);
+  if (C.LLMSeq != P.LLMSeq)
+    return C.LLMSeq ? "llm#" + std::to_string(C.LLMSeq) +
+                          (C.Passes.empty() ? "" : ", then " + C.Passes)
+           : Child.empty() ? "the original source"
+                           : "recipe " + Child;
+  Recipe From, To;
+  if (!parseRecipe(P.Passes, From) || !parseRecipe(C.Passes, To))
+    return "recipe " + Child;
+  std::size_t Common = 0;
+  while (Common < From.size() && Common < To.size() &&
+         From[Common] == To[Common])
+    ++Common;
+  if (Common == From.size() && Common < To.size())
+    return "+ " + formatRecipe(Recipe(To.begin() + Common, To.end()));
+  if (Common == To.size() && Common < From.size())
+    return "- " + formatRecipe(Recipe(From.begin() + Common, From.end()));
+  if (From.size() == To.size()) {
+    std::string Out;
+    for (std::size_t I = Common; I < To.size(); ++I) {
+      if (From[I] == To[I])
+        continue;
+      if (From[I].Pass != To[I].Pass)
+        return "recipe " + Child;
+      Out += (Out.empty() ? "" : "; ") + To[I].Pass + ": " +
+             paramChanges(From[I], To[I]);
+    }
+    if (!Out.empty())
+      return Out;
+  }
+  return Child.empty() ? "the original source" : "recipe " + Child;
 }
 
 } // namespace kopt::search

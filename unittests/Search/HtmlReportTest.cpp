@@ -74,7 +74,9 @@ TEST(HtmlReportTest, FullDocumentRendersEverySection) {
   EXPECT_EQ(count(Html, "<li>Candidate "), 2u);
   EXPECT_EQ(Html.find("http://"), std::string::npos);
   EXPECT_EQ(Html.find("https://"), std::string::npos);
-  EXPECT_EQ(Html.find("<script"), std::string::npos);
+  // One script of its own (the filters), nothing loaded from elsewhere.
+  EXPECT_EQ(count(Html, "<script"), 1u);
+  EXPECT_EQ(Html.find("src="), std::string::npos);
 }
 
 TEST(HtmlReportTest, HostileStringsAreEscaped) {
@@ -82,9 +84,13 @@ TEST(HtmlReportTest, HostileStringsAreEscaped) {
   Report["best"]["recipe"] = "<script>alert(1)</script>";
   Report["candidates"][0]["reason"] = "\"quoted\" & 'single'";
   Report["problem"]["name"] = "<b>axpby</b>";
+  Report["candidates"][1]["proposer"] = "\"><script>x</script>";
+  Report["best_diff"] = "+<script>alert(2)</script>\n";
   std::string Html = renderHtmlReport(Report);
-  EXPECT_EQ(Html.find("<script"), std::string::npos);
+  EXPECT_EQ(count(Html, "<script"), 1u); // the page's own
   EXPECT_EQ(Html.find("<b>"), std::string::npos);
+  EXPECT_NE(Html.find("data-proposer=\"&quot;&gt;&lt;script&gt;"),
+            std::string::npos);
   EXPECT_NE(Html.find("&lt;script&gt;alert(1)&lt;/script&gt;"),
             std::string::npos);
   EXPECT_NE(Html.find("&quot;quoted&quot; &amp; &#39;single&#39;"),
@@ -169,3 +175,60 @@ TEST(HtmlReportTest, PlotHandlesOnePointAndNone) {
   EXPECT_NE(None.find("No convergence data."), std::string::npos);
 }
 } // namespace
+
+TEST(HtmlReportTest, CardDiffStepsAndFoldedDuplicates) {
+  json Report = fullReport();
+  Report["time_s"] = {{"making", 2.0}, {"evaluating", 9.5}};
+  Report["gpu_busy"] = 0.76;
+  Report["best_diff"] = "--- a/kernel.cu\n+++ b/best.cu\n@@ -1,2 +1,2 @@\n"
+                        " int a;\n-float *x;\n+const float *x;\n";
+  // Two duplicates of candidate 2's children and one not yet evaluated.
+  json &C = Report["candidates"];
+  C.push_back({{"id", 8},
+               {"parent", 2},
+               {"proposer", "mutate"},
+               {"recipe", "restrict-const,unroll"},
+               {"status", "duplicate"}});
+  C.push_back({{"id", 9},
+               {"parent", 2},
+               {"proposer", "mutate"},
+               {"recipe", "restrict-const,unroll{factor=2}"},
+               {"status", "duplicate"}});
+  C.insert(C.begin(), json{{"id", 10},
+                           {"parent", 7},
+                           {"proposer", "mutate"},
+                           {"recipe", "vectorize-loads{width=8},launch-bounds"},
+                           {"status", "made"}});
+  std::string Html = renderHtmlReport(Report);
+  // The card: best speedup, interval, bandwidth, where the time went.
+  std::size_t Card = Html.find("<div class=\"card\">");
+  ASSERT_NE(Card, std::string::npos);
+  EXPECT_LT(Card, Html.find("<h2>Summary"));
+  EXPECT_NE(Html.find("<p class=\"big\">1.520&times; [1.500, 1.550]"),
+            std::string::npos);
+  EXPECT_NE(Html.find("evaluating 9.5 s, making 2.0 s of 12.5 s; GPU busy "
+                      "0.76"),
+            std::string::npos);
+  // The diff, line by line.
+  EXPECT_NE(Html.find("<span class=\"del\">-float *x;</span>"),
+            std::string::npos);
+  EXPECT_NE(Html.find("<span class=\"add\">+const float *x;</span>"),
+            std::string::npos);
+  EXPECT_NE(Html.find("<span class=\"hunk\">@@ -1,2 +1,2 @@</span>"),
+            std::string::npos);
+  EXPECT_NE(Html.find("\n+++ b/best.cu\n"), std::string::npos);
+  // Steps, not whole recipes: candidate 7 replaced restrict-const.
+  EXPECT_NE(Html.find(">+ restrict-const</code>"), std::string::npos);
+  EXPECT_NE(Html.find(">vectorize-loads: width 4 -&gt; 8</code>"),
+            std::string::npos);
+  // Duplicates folded into candidate 2's row; evaluated rows first.
+  EXPECT_EQ(count(Html, "<tr class=\"st-"), 5u);
+  EXPECT_NE(Html.find("2 duplicates (the same source"), std::string::npos);
+  EXPECT_NE(Html.find("<td class=\"num\">2</td></tr>"), std::string::npos);
+  EXPECT_GT(Html.find("data-status=\"made\""),
+            Html.find("data-status=\"wrong-result\""));
+  // The filters offer each status and proposer once.
+  EXPECT_EQ(count(Html, "<option>mutate</option>"), 1u);
+  EXPECT_EQ(count(Html, "<option>made</option>"), 1u);
+  EXPECT_EQ(Html.find("<option>duplicate</option>"), std::string::npos);
+}

@@ -56,3 +56,22 @@ TEST(RecipeTest, AnLLMStartSplitsFromItsPasses) {
     EXPECT_EQ(S.Passes, Text);
   }
 }
+
+TEST(RecipeTest, DescribesWhatAStepChanged) {
+  EXPECT_EQ(describeStep("", "restrict-const"), "+ restrict-const");
+  EXPECT_EQ(describeStep("restrict-const",
+                         "restrict-const,launch-bounds{min-blocks=1}"),
+            "+ launch-bounds{min-blocks=1}");
+  EXPECT_EQ(describeStep("block-size{threads=256},launch-bounds",
+                         "block-size{threads=512},launch-bounds"),
+            "block-size: threads 256 -> 512");
+  EXPECT_EQ(describeStep("unroll", "unroll{factor=8}"),
+            "unroll: factor default -> 8");
+  EXPECT_EQ(describeStep("a,b", "a"), "- b");
+  EXPECT_EQ(describeStep("restrict-const", "llm#3"), "llm#3");
+  EXPECT_EQ(describeStep("llm#3", "llm#3 | launch-bounds"), "+ launch-bounds");
+  EXPECT_EQ(describeStep("", "llm#2 | unroll"), "llm#2, then unroll");
+  EXPECT_EQ(describeStep("unroll", "launch-bounds"), "recipe launch-bounds");
+  EXPECT_EQ(describeStep("unroll", ""), "- unroll");
+  EXPECT_EQ(describeStep("x{", "y"), "recipe y");
+}

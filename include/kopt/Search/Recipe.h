@@ -45,6 +45,12 @@ std::string joinRecipeStart(std::int64_t LLMSeq, const std::string &Passes);
 /// Returns false on unbalanced braces or a malformed parameter.
 bool parseRecipe(const std::string &Text, Recipe &Out);
 
+/// What a child's recipe changed in its parent's, as a reader wants it:
+/// "+ launch-bounds{min-blocks=1}" (steps appended), "block-size: threads
+/// 256 -> 512" (a parameter changed), "llm#3" (an LLM's source), "- ..."
+/// (steps dropped); "recipe R" when the change is none of these.
+std::string describeStep(const std::string &Parent, const std::string &Child);
+
 } // namespace kopt::search
 
 #endif // KOPT_SEARCH_RECIPE_H
