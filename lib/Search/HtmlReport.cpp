@@ -376,6 +376,32 @@ void select(std::ostream &OS, const char *Id, const char *Label,
   OS << "</select></label> ";
 }
 
+/// A link to the exchange an LLM's candidate starts from.
+std::string exchangeLink(const json &C) {
+  auto Seq = splitRecipeStart(string(C, "recipe").value_or("")).LLMSeq;
+  return Seq ? " <a href=\"#llm-" + std::to_string(Seq) + "\">exchange</a>"
+             : std::string();
+}
+
+/// Each LLM exchange: what was asked and what came back, folded.
+void renderExchanges(const json &Report, std::ostream &OS) {
+  const json &All = array(Report, "llm_exchanges");
+  if (All.empty())
+    return;
+  OS << "<h2>LLM exchanges (" << All.size() << ")</h2>\n";
+  for (const json &E : All) {
+    auto Error = string(E, "error").value_or("");
+    OS << "<details id=\"llm-" << integer(E, "seq") << "\"><summary>llm#"
+       << integer(E, "seq") << " (" << text(E, "kind") << ", "
+       << text(E, "model") << ", HTTP " << integer(E, "http_status") << ", "
+       << integer(E, "attempts") << " attempts): "
+       << (Error.empty() ? "gave a candidate source" : escape(Error))
+       << "</summary>\n<h4>Asked</h4>\n<pre>" << text(E, "prompt")
+       << "</pre>\n<h4>Answered</h4>\n<pre>" << text(E, "reply")
+       << "</pre>\n</details>\n";
+  }
+}
+
 /// Evaluated candidates first; duplicates folded into a count on their
 /// parent's row; each row says what it changed and why it failed.
 void renderCandidates(const json &Report, std::ostream &OS) {
@@ -422,9 +448,9 @@ void renderCandidates(const json &Report, std::ostream &OS) {
        << "<td>" << text(*C, "proposer") << End << "<td><code title=\""
        << recipe(*C) << "\">"
        << stepText(*C, Parent == ById.end() ? nullptr : Parent->second)
-       << "</code>" << End << "<td class=\"status\">" << text(*C, "status")
-       << End << "<td>" << text(*C, "reason") << End << Num << speedup(*C)
-       << End << Num << interval(*C) << End << Num
+       << "</code>" << exchangeLink(*C) << End << "<td class=\"status\">"
+       << text(*C, "status") << End << "<td>" << text(*C, "reason") << End
+       << Num << speedup(*C) << End << Num << interval(*C) << End << Num
        << numberText(*C, "median_ms", "%.4g") << End << Num
        << (Dups == Duplicates.end() ? "" : std::to_string(Dups->second))
        << "</td></tr>\n";
@@ -492,6 +518,7 @@ std::string renderHtmlReport(const json &Report) {
 
   renderLineage(Report, OS);
   renderCandidates(Report, OS);
+  renderExchanges(Report, OS);
 
   OS << "<footer><p>" << text(Report, "tool") << ' ' << text(Report, "version")
      << "</p></footer>\n</body>\n</html>\n";

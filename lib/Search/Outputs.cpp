@@ -175,6 +175,56 @@ json reportDocument(const spec::Problem &P, const SearchResult &R,
   return Doc;
 }
 
+namespace {
+
+/// A chat request's messages as text ("[system]\n...\n\n[user]\n..."), in
+/// the OpenAI or Anthropic format; the body itself if it is neither.
+std::string promptText(const std::string &Request) {
+  json Body = json::parse(Request, nullptr, false);
+  if (!Body.is_object())
+    return Request;
+  auto Content = [](const json &C) {
+    if (C.is_string())
+      return C.get<std::string>();
+    std::string Out;
+    if (C.is_array())
+      for (const json &Part : C)
+        if (Part.is_object() && Part.value("text", json()).is_string())
+          Out += Part["text"].get<std::string>();
+    return Out;
+  };
+  std::string Out;
+  if (Body.contains("system"))
+    Out += "[system]\n" + Content(Body["system"]) + "\n\n";
+  if (Body.contains("messages") && Body["messages"].is_array())
+    for (const json &M : Body["messages"])
+      if (M.is_object())
+        Out +=
+            "[" +
+            (M.value("role", json()).is_string() ? M["role"].get<std::string>()
+                                                 : std::string("?")) +
+            "]\n" + Content(M.value("content", json())) + "\n\n";
+  return Out.empty() ? Request : Out;
+}
+
+} // namespace
+
+json llmExchangesJson(const std::vector<LLMExchangeRow> &All) {
+  json Out = json::array();
+  for (const LLMExchangeRow &E : All)
+    Out.push_back({{"seq", E.Seq},
+                   {"kind", E.Kind},
+                   {"parent", E.ParentId ? json(E.ParentId) : json(nullptr)},
+                   {"model", E.Model},
+                   {"http_status", E.HttpStatus},
+                   {"attempts", E.Attempts},
+                   {"replayed", E.Replayed},
+                   {"prompt", promptText(E.Request)},
+                   {"reply", E.Text},
+                   {"error", E.Error}});
+  return Out;
+}
+
 std::string bestTest(const std::string &Start, const std::string &Best,
                      const std::string &Passes, const std::string &Summary,
                      std::size_t MaxChecks) {

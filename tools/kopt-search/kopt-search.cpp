@@ -255,6 +255,7 @@ int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
                     CL.Seed, CL.Limits,   CL.Depth,     CL.BeamWidth};
   nlohmann::json Report = reportDocument(P, R, RS);
   Report["llm"] = llmSummary(S, R.ProblemId);
+  Report["llm_exchanges"] = llmExchangesJson(S.exchanges(R.ProblemId));
   // An LLM's winner is reproduced from the source its exchange gave.
   std::string Start;
   if (const Candidate *B = bestCandidate(R.Candidates))

@@ -232,3 +232,39 @@ TEST(HtmlReportTest, CardDiffStepsAndFoldedDuplicates) {
   EXPECT_EQ(count(Html, "<option>made</option>"), 1u);
   EXPECT_EQ(Html.find("<option>duplicate</option>"), std::string::npos);
 }
+
+TEST(HtmlReportTest, LLMExchangesShowWhatWasAskedAndAnswered) {
+  json Report = fullReport();
+  Report["candidates"].push_back({{"id", 11},
+                                  {"parent", 1},
+                                  {"proposer", "llm"},
+                                  {"recipe", "llm#2 | launch-bounds"},
+                                  {"status", "wrong-result"},
+                                  {"reason", "out differs"}});
+  Report["llm_exchanges"] =
+      json::array({{{"seq", 1},
+                    {"kind", "propose"},
+                    {"model", "m"},
+                    {"http_status", 500},
+                    {"attempts", 2},
+                    {"prompt", "[user]\nmake it fast"},
+                    {"reply", ""},
+                    {"error", "the LLM request failed: HTTP 500"}},
+                   {{"seq", 2},
+                    {"kind", "propose"},
+                    {"model", "m"},
+                    {"http_status", 200},
+                    {"attempts", 1},
+                    {"prompt", "[user]\n<kernel>"},
+                    {"reply", "Use float4.\n```cuda\n...\n```"},
+                    {"error", ""}}});
+  std::string Html = renderHtmlReport(Report);
+  EXPECT_NE(Html.find("<details id=\"llm-2\"><summary>llm#2 (propose, m, "
+                      "HTTP 200, 1 attempts): gave a candidate source"),
+            std::string::npos);
+  EXPECT_NE(Html.find("the LLM request failed: HTTP 500</summary>"),
+            std::string::npos);
+  EXPECT_NE(Html.find("<pre>[user]\n&lt;kernel&gt;</pre>"), std::string::npos);
+  EXPECT_NE(Html.find("Use float4."), std::string::npos);
+  EXPECT_NE(Html.find("<a href=\"#llm-2\">exchange</a>"), std::string::npos);
+}

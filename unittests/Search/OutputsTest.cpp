@@ -44,3 +44,30 @@ TEST(OutputsTest, AtomicWriteReplacesWholeOrFails) {
   EXPECT_FALSE(Error.empty());
   fs::remove_all(Dir);
 }
+
+TEST(OutputsTest, LLMExchangesGivePromptAndReplyAsText) {
+  LLMExchangeRow OpenAI;
+  OpenAI.Seq = 1;
+  OpenAI.Kind = "propose";
+  OpenAI.Request = R"({"model": "m", "messages": [
+      {"role": "system", "content": "You tune CUDA."},
+      {"role": "user", "content": [{"type": "text", "text": "Kernel:"},
+                                   {"type": "text", "text": " x"}]}]})";
+  OpenAI.Text = "Use float4.";
+  LLMExchangeRow Anthropic;
+  Anthropic.Seq = 2;
+  Anthropic.Request = R"({"system": "Be brief.", "messages": [
+      {"role": "user", "content": "Kernel"}]})";
+  Anthropic.Error = "the reply holds no code block";
+  LLMExchangeRow Raw;
+  Raw.Seq = 3;
+  Raw.Request = "not json";
+  nlohmann::json J = llmExchangesJson({OpenAI, Anthropic, Raw});
+  ASSERT_EQ(J.size(), 3u);
+  EXPECT_EQ(J[0]["prompt"],
+            "[system]\nYou tune CUDA.\n\n[user]\nKernel: x\n\n");
+  EXPECT_EQ(J[0]["reply"], "Use float4.");
+  EXPECT_EQ(J[1]["prompt"], "[system]\nBe brief.\n\n[user]\nKernel\n\n");
+  EXPECT_EQ(J[1]["error"], "the reply holds no code block");
+  EXPECT_EQ(J[2]["prompt"], "not json");
+}

@@ -12,6 +12,7 @@
 #define KOPT_SEARCH_OUTPUTS_H
 
 #include "kopt/Search/SearchLoop.h"
+#include "kopt/Search/Store.h"
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +32,12 @@ nlohmann::json candidateJson(const Candidate &C);
 
 nlohmann::json reportDocument(const spec::Problem &P, const SearchResult &R,
                               const ReportSettings &Settings);
+
+/// report.json's "llm_exchanges": for each exchange, what was asked (the
+/// request's messages, as text) and what came back (the reply's text, or
+/// why it gave no candidate). Requests and replies are stored without the
+/// key (ChatClient redacts it); nothing else is secret in them.
+nlohmann::json llmExchangesJson(const std::vector<LLMExchangeRow> &All);
 
 /// The lit test that pins \p Passes: the source they start from (the
 /// original, or an LLM's) with a RUN line and CHECK lines for the lines
