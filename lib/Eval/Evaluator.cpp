@@ -788,6 +788,17 @@ EvaluationOutcome Evaluator::run() {
   if (Paths.empty())
     Paths.push_back(P.sourcePath().string());
   std::vector<CompiledCandidate> Compiled(Paths.size());
+  std::mutex ProgressMutex;
+  std::size_t Done = 0;
+  auto Report = [&](const char *Stage, std::size_t Total,
+                    const CompiledCandidate &C) {
+    if (!Options.OnProgress)
+      return;
+    std::lock_guard<std::mutex> Lock(ProgressMutex);
+    Options.OnProgress(Stage, ++Done, Total,
+                       C.Record.value("candidate", std::string()),
+                       C.Record.value("status", std::string()));
+  };
   {
     // nvcc is single-threaded: compile candidates side by side.
     std::atomic<std::size_t> Next{0};
@@ -797,8 +808,10 @@ EvaluationOutcome Evaluator::run() {
     std::vector<std::thread> Pool;
     for (unsigned W = 0; W < Workers; ++W)
       Pool.emplace_back([&] {
-        for (std::size_t I; (I = Next++) < Paths.size();)
+        for (std::size_t I; (I = Next++) < Paths.size();) {
           Compiled[I] = compileCandidate(I, Paths[I], Archs);
+          Report("compiled", Paths.size(), Compiled[I]);
+        }
       });
     for (std::thread &T : Pool)
       T.join();
@@ -819,13 +832,19 @@ EvaluationOutcome Evaluator::run() {
   }
   if (Options.OnDevice) {
     // One worker thread per device; each evaluation is its own process.
+    std::size_t ToRun = std::count_if(
+        Compiled.begin(), Compiled.end(),
+        [](const CompiledCandidate &C) { return C.Record["status"] == "ok"; });
+    Done = 0;
     std::atomic<std::size_t> Next{0};
     std::vector<std::thread> Pool;
     for (const DeviceInfo &D : Devices)
       Pool.emplace_back([&, D] {
         for (std::size_t I; (I = Next++) < Compiled.size();)
-          if (Compiled[I].Record["status"] == "ok")
+          if (Compiled[I].Record["status"] == "ok") {
             runWorker(Compiled[I], D, I);
+            Report("evaluated", ToRun, Compiled[I]);
+          }
       });
     for (std::thread &T : Pool)
       T.join();

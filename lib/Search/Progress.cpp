@@ -1,14 +1,11 @@
 //===- Progress.cpp - The live status line of a search --------------------===//
 #include "kopt/Search/Progress.h"
 
-#include <unistd.h>
-
 namespace kopt::search {
 
 Progress::Progress(std::FILE *Out, std::string Problem,
                    std::optional<long> Budget)
-    : Out(Out), Problem(std::move(Problem)), Budget(Budget),
-      Terminal(isatty(fileno(Out))) {}
+    : Line(Out), Problem(std::move(Problem)), Budget(Budget) {}
 
 std::string Progress::line(const SearchStats &S, std::optional<long> Budget) {
   char Buffer[160];
@@ -39,29 +36,17 @@ std::string Progress::line(const SearchStats &S, std::optional<long> Budget) {
 
 void Progress::update(const SearchStats &S) {
   std::string L = line(S, Budget);
-  if (Terminal) {
-    std::string Shown = Problem + ": " + L + " | " + S.Phase;
-    if (Shown.size() > 150)
-      Shown = Shown.substr(0, 147) + "...";
-    std::fprintf(Out, "\r\033[K%s", Shown.c_str());
-    Drawn = true;
-  } else {
-    // Log lines: one per change of the counts, not per phase.
-    std::string Key = L.substr(0, L.rfind(" | "));
-    Key = Key.substr(0, Key.rfind(" | "));
-    if (Key == LastLogged)
-      return;
+  // Log lines: one per change of the counts, not per phase.
+  std::string Logged;
+  std::string Key = L.substr(0, L.rfind(" | "));
+  Key = Key.substr(0, Key.rfind(" | "));
+  if (!Line.terminal() && Key != LastLogged) {
     LastLogged = Key;
-    std::fprintf(Out, "kopt-search: %s: %s | %s\n", Problem.c_str(), L.c_str(),
-                 S.Phase.c_str());
+    Logged = "kopt-search: " + Problem + ": " + L + " | " + S.Phase;
   }
-  std::fflush(Out);
+  Line.show(Problem + ": " + L + " | " + S.Phase, Logged);
 }
 
-void Progress::finish() {
-  if (Terminal && Drawn)
-    std::fprintf(Out, "\n");
-  Drawn = false;
-}
+void Progress::finish() { Line.finish(); }
 
 } // namespace kopt::search

@@ -14,6 +14,7 @@
 #include "kopt/Eval/Report.h"
 #include "kopt/Spec/ProblemParser.h"
 #include "kopt/Spec/ProblemValidator.h"
+#include "kopt/Support/StatusLine.h"
 
 #ifdef KOPT_EVAL_HAS_CUDA
 #include "kopt/Eval/DeviceProbe.h"
@@ -363,7 +364,21 @@ int main(int Argc, char **Argv) {
   CL.Options.OnDevice = CL.Command == "run";
   if (CL.Command == "check")
     CL.Options.Timing.Skip = true;
+  // Progress for more than one candidate, on stderr: a live line on a
+  // terminal, a line per compile and evaluation otherwise.
+  StatusLine Progress(stderr);
+  if (CL.Options.Candidates.size() > 1)
+    CL.Options.OnProgress = [&](const char *Stage, std::size_t Done,
+                                std::size_t Total, const std::string &Name,
+                                const std::string &Status) {
+      std::string Text =
+          "kopt-bench: " + std::string(Stage) + " " + std::to_string(Done) +
+          "/" + std::to_string(Total) + ": " +
+          std::filesystem::path(Name).filename().string() + " " + Status;
+      Progress.show(Text, Text);
+    };
   eval::EvaluationOutcome Outcome = eval::evaluateCandidates(P, CL.Options);
+  Progress.finish();
 
   std::string Command;
   for (int I = 0; I < Argc; ++I)

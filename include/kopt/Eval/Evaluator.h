@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,14 @@ struct EvaluatorOptions {
   /// The program whose `__probe`/`__evaluate` modes run the children;
   /// empty: this one (kopt-bench). kopt-search names kopt-bench here.
   std::string WorkerExecutable;
+  /// Called as each candidate's compile ends (Stage "compiled", of all
+  /// candidates) and each evaluation on a device ends ("evaluated", of
+  /// those that compiled ok), one call at a time, from worker threads:
+  /// how many have passed the stage, of how many, the candidate, its
+  /// status then. Unset: nothing is reported.
+  std::function<void(const char *Stage, std::size_t Done, std::size_t Total,
+                     const std::string &Candidate, const std::string &Status)>
+      OnProgress;
 };
 
 struct EvaluationOutcome {

@@ -10,6 +10,7 @@
 #define KOPT_SEARCH_PROGRESS_H
 
 #include "kopt/Search/SearchLoop.h"
+#include "kopt/Support/StatusLine.h"
 
 #include <cstdio>
 #include <string>
@@ -26,11 +27,9 @@ public:
   static std::string line(const SearchStats &S, std::optional<long> Budget);
 
 private:
-  std::FILE *Out;
+  StatusLine Line;
   std::string Problem;
   std::optional<long> Budget;
-  bool Terminal;
-  bool Drawn = false;
   std::string LastLogged;
 };
 
