@@ -147,8 +147,7 @@ def render_ew(s, name, o):
         k.append("  }")
     k.append("}")
     bs = block_expr(s, name, o)
-    grid = "(n + %s - 1) / %s" % (bs, bs) if s["block_spelling"] != "dim3" \
-        else "(n + %s_block.x - 1) / %s_block.x" % (name, name)
+    grid = blocks_for(s, name, bs, "n")
     if s["form"] == "gridstride":
         o.launch.append("  int %s_grid = %s;" % (name, grid))
         o.launch.append("  if (%s_grid > 96) %s_grid = 96;" % (name, name))
@@ -293,8 +292,7 @@ def render_rowred(s, name, o):
         k.append("  }")
     k.append("}")
     bs = block_expr(s, name, o)
-    grid = "(rows + %s - 1) / %s" % (bs, bs) if s["block_spelling"] != "dim3"\
-        else "(rows + %s_block.x - 1) / %s_block.x" % (name, name)
+    grid = blocks_for(s, name, bs, "rows")
     o.buffer(name + "_x", dt, ["rows", "cols"], const=s["const_in"])
     call = "%s_x" % name
     if op == "dot":
@@ -383,8 +381,25 @@ def render_blockred(s, name, o):
                     " alpha);" % (name, bs, name, name))
 
 
+def blocks_for(s, name, bs, extent):
+    """The launch's block count: enough blocks of bs threads for extent."""
+    if s["block_spelling"] == "dim3":
+        return "(%s + %s_block.x - 1) / %s_block.x" % (extent, name, name)
+    return "(%s + %s - 1) / %s" % (extent, bs, bs)
+
+
+def fold_loop(s, k, head, element):
+    """`s` from 0, then the loop folding each element into it."""
+    a = comp(s["dtype"])
+    k.append("  %s s = 0;" % a)
+    k.append("  %s {" % head)
+    k.append("    %s v = %s;" % (a, element))
+    k.append("    " + accumulate(s, a, "s", "v", s["op"]))
+    k.append("  }")
+
+
 def render_strided(s, name, o):
-    dt, a, op = s["dtype"], comp(s["dtype"]), s["op"]
+    dt, a = s["dtype"], comp(s["dtype"])
     odt = out_dtype(s)
     k = o.kernel
     k.append("__global__ void %s(%sx, %sout, int rows, int cols) {"
@@ -393,26 +408,18 @@ def render_strided(s, name, o):
     if s["form"] == "block":
         k.append("  int p = blockIdx.x;")
         k.append("  int tid = threadIdx.x;")
-        k.append("  %s s = 0;" % a)
-        k.append("  for (int f = tid; f < rows; f += blockDim.x) {")
-        k.append("    %s v = %s;" % (a, load(dt, "x[(size_t)f * cols + p]")))
-        k.append("    " + accumulate(s, a, "s", "v", op))
-        k.append("  }")
+        fold_loop(s, k, "for (int f = tid; f < rows; f += blockDim.x)",
+                  load(dt, "x[(size_t)f * cols + p]"))
         s2 = dict(s, combine="tree", tree_start="blockDim")
         block_tree(s2, a, "sum", k, lambda r: "out[p] = %s;" % r)
         grid = "cols"
     else:
         k.append("  int p = blockIdx.x * blockDim.x + threadIdx.x;")
         k.append("  if (p >= cols) return;")
-        k.append("  %s s = 0;" % a)
-        k.append("  for (int f = 0; f < rows; ++f) {")
-        k.append("    %s v = %s;" % (a, load(dt, "x[f * cols + p]")))
-        k.append("    " + accumulate(s, a, "s", "v", op))
-        k.append("  }")
+        fold_loop(s, k, "for (int f = 0; f < rows; ++f)",
+                  load(dt, "x[f * cols + p]"))
         k.append("  out[p] = s;")
-        grid = "(cols + %s - 1) / %s" % (bs, bs) \
-            if s["block_spelling"] != "dim3" else \
-            "(cols + %s_block.x - 1) / %s_block.x" % (name, name)
+        grid = blocks_for(s, name, bs, "cols")
     k.append("}")
     o.buffer(name + "_x", dt, ["rows", "cols"], const=s["const_in"])
     o.buffer(name + "_out", odt, ["cols"], "out")
