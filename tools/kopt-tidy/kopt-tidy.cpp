@@ -16,6 +16,7 @@
 
 #include "kopt/Frontend/CompileFlags.h"
 #include "kopt/Passes/BuiltinPasses.h"
+#include "kopt/Support/StatusLine.h"
 #include "kopt/Tidy/CheckGlob.h"
 #include "kopt/Tidy/Checks.h"
 #include "kopt/Tidy/Config.h"
@@ -30,6 +31,8 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
 
 using namespace llvm;
 using namespace kopt;
@@ -278,11 +281,28 @@ int main(int argc, char **argv) {
 
   std::vector<FileOutcome> Outcomes(JobsList.size());
   {
+    // Progress over several files, on stderr (the findings go to stdout,
+    // in the files' order, once all are checked).
+    StatusLine Progress(JobsList.size() > 1 && !Quiet ? stderr : nullptr);
+    std::mutex ProgressMutex;
+    size_t Checked = 0;
     DefaultThreadPool Pool(Jobs == 0 ? hardware_concurrency()
                                      : heavyweight_hardware_concurrency(Jobs));
     for (size_t I = 0; I < JobsList.size(); ++I)
-      Pool.async([&, I] { Outcomes[I] = runFile(JobsList[I], S); });
+      Pool.async([&, I] {
+        Outcomes[I] = runFile(JobsList[I], S);
+        std::lock_guard<std::mutex> Lock(ProgressMutex);
+        std::string Text =
+            formatv("kopt-tidy: checked {0}/{1}: {2}: {3}", ++Checked,
+                    JobsList.size(), JobsList[I].Path,
+                    Outcomes[I].Failed
+                        ? std::string("not checked")
+                        : formatv("{0} warnings", Outcomes[I].Warnings).str())
+                .str();
+        Progress.show(Text, Text);
+      });
     Pool.wait();
+    Progress.finish();
   }
 
   unsigned Warnings = 0, AsErrors = 0, Notes = 0, Failed = 0, Fixed = 0;
