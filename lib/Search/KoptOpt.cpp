@@ -141,4 +141,17 @@ std::string KoptOpt::probe(const std::string &Source, const std::string &Steps,
   return spec::readTextFile(Remarks).value_or("");
 }
 
+std::string KoptOpt::identity() const {
+  std::error_code EC;
+  std::filesystem::path Path(Program);
+  auto Size = std::filesystem::file_size(Path, EC);
+  if (EC)
+    return Program;
+  auto Time = std::filesystem::last_write_time(Path, EC);
+  if (EC)
+    return Program;
+  return Program + " " + std::to_string(Size) + " " +
+         std::to_string(Time.time_since_epoch().count());
+}
+
 } // namespace kopt::search

@@ -84,40 +84,43 @@ json timeJson(const SearchStats &S) {
 
 json reportDocument(const spec::Problem &P, const SearchResult &R,
                     const ReportSettings &Settings) {
-  json Doc = {{"tool", "kopt-search"},
-              {"version", Settings.KoptVersion},
-              {"command", Settings.Command},
-              {"problem",
-               {{"name", P.Name},
-                {"path", P.Directory.string()},
-                {"memory_bound", memoryBound(P)}}},
-              {"strategy", Settings.Strategy},
-              {"executor", Settings.Executor},
-              {"seed", Settings.Seed},
-              {"depth", Settings.Depth},
-              {"beam_width", Settings.BeamWidth},
-              {"stopped_by", R.StoppedBy},
-              {"errors", R.Errors},
-              {"budgets",
-               {{"candidates", Settings.Limits.Candidates
-                                   ? json(*Settings.Limits.Candidates)
-                                   : json(nullptr)},
-                {"gpu_s", optionalNumber(Settings.Limits.GpuSeconds)},
-                {"wall_s", optionalNumber(Settings.Limits.WallSeconds)}}},
-              {"elapsed_s", R.Stats.ElapsedSeconds},
-              {"gpu_seconds", R.Stats.GpuSeconds},
-              {"evaluations", R.Stats.Evaluated},
-              {"made", R.Stats.Made},
-              {"duplicates", R.Stats.Duplicates},
-              {"skipped", R.Stats.Skipped},
-              {"gpu_busy", R.Stats.gpuBusy()},
-              {"time_s", timeJson(R.Stats)},
-              {"ahead",
-               {{"seconds", R.Stats.PhaseSeconds.count("ahead")
-                                ? R.Stats.PhaseSeconds.at("ahead")
-                                : 0.0},
-                {"made", R.Stats.MadeAhead},
-                {"memo_hits", R.Stats.MemoHits}}}};
+  json Doc = {
+      {"tool", "kopt-search"},
+      {"version", Settings.KoptVersion},
+      {"command", Settings.Command},
+      {"problem",
+       {{"name", P.Name},
+        {"path", P.Directory.string()},
+        {"memory_bound", memoryBound(P)}}},
+      {"strategy", Settings.Strategy},
+      {"executor", Settings.Executor},
+      {"seed", Settings.Seed},
+      {"depth", Settings.Depth},
+      {"beam_width", Settings.BeamWidth},
+      {"stopped_by", R.StoppedBy},
+      {"errors", R.Errors},
+      {"budgets",
+       {{"candidates", Settings.Limits.Candidates
+                           ? json(*Settings.Limits.Candidates)
+                           : json(nullptr)},
+        {"gpu_s", optionalNumber(Settings.Limits.GpuSeconds)},
+        {"wall_s", optionalNumber(Settings.Limits.WallSeconds)}}},
+      {"elapsed_s", R.Stats.ElapsedSeconds},
+      {"gpu_seconds", R.Stats.GpuSeconds},
+      {"evaluations", R.Stats.Evaluated},
+      {"made", R.Stats.Made},
+      {"duplicates", R.Stats.Duplicates},
+      {"skipped", R.Stats.Skipped},
+      {"gpu_busy", R.Stats.gpuBusy()},
+      {"time_s", timeJson(R.Stats)},
+      {"ahead",
+       {{"seconds", R.Stats.PhaseSeconds.count("ahead")
+                        ? R.Stats.PhaseSeconds.at("ahead")
+                        : 0.0},
+        {"made", R.Stats.MadeAhead},
+        {"memo_hits", R.Stats.MemoHits}}},
+      {"probes",
+       {{"run", R.Stats.ProbesRun}, {"from_store", R.Stats.ProbesStored}}}};
   std::map<std::int64_t, const Candidate *> ById;
   json Candidates = json::array(), Convergence = json::array();
   const Candidate *Best = bestCandidate(R.Candidates);

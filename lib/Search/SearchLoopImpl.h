@@ -111,6 +111,8 @@ private:
     R.Stats.Skipped = Skipped;
     R.Stats.PhaseSeconds = std::move(Kept.PhaseSeconds);
     R.Stats.GpuBusySeconds = Kept.GpuBusySeconds;
+    R.Stats.ProbesRun = Kept.ProbesRun;
+    R.Stats.ProbesStored = Kept.ProbesStored;
     for (const Candidate &C : All) {
       if (!C.SourceSha256.empty() && C.Status != status::Duplicate)
         BySource.emplace(C.SourceSha256, C.Id);
@@ -206,8 +208,21 @@ private:
         },
         [this, Base] { return Opt.analyze(Base + ".cu"); },
         [this, Base] { return E.profile(P, Base + ".cu"); },
-        [this, Base](const std::string &Steps) {
-          return Opt.probe(Base + ".cu", Steps, Base + ".probe.json");
+        [this, Base, Sha = C.SourceSha256](const std::string &Steps) {
+          // Asked of this source before (a resumed expansion): the store
+          // answers, as long as kopt-opt is the same.
+          std::string Tool = Opt.identity();
+          if (!Sha.empty())
+            if (std::optional<std::string> Kept = S.probe(Sha, Steps, Tool)) {
+              ++R.Stats.ProbesStored;
+              return *Kept;
+            }
+          std::string Json =
+              Opt.probe(Base + ".cu", Steps, Base + ".probe.json");
+          ++R.Stats.ProbesRun;
+          if (!Sha.empty() && !Json.empty())
+            S.addProbe(Sha, Steps, Tool, Json);
+          return Json;
         },
         &Skipped};
   }

@@ -15,9 +15,9 @@ namespace kopt::search {
 
 namespace {
 
-/// 2 added llm_exchanges and lessons; a version-1 store gains them when
-/// opened (nothing else changed).
-constexpr int SchemaVersion = 2;
+/// 2 added llm_exchanges and lessons, 3 probes; an older store gains the
+/// tables when opened (nothing else changed).
+constexpr int SchemaVersion = 3;
 
 const char *Schema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,6 +52,10 @@ CREATE TABLE IF NOT EXISTS lessons(
   features TEXT NOT NULL, recipe TEXT NOT NULL, what TEXT NOT NULL,
   speedup REAL NOT NULL, created_at TEXT NOT NULL,
   UNIQUE(problem, executor, recipe));
+CREATE TABLE IF NOT EXISTS probes(
+  source_sha256 TEXT NOT NULL, steps TEXT NOT NULL, tool TEXT NOT NULL,
+  remarks TEXT NOT NULL, created_at TEXT NOT NULL,
+  PRIMARY KEY(source_sha256, steps, tool));
 )sql";
 
 } // namespace
@@ -104,11 +108,15 @@ std::unique_ptr<Store> Store::open(const std::string &Path, bool Create,
       return nullptr;
     }
     Statement Version(Db, "SELECT value FROM meta WHERE key='schema_version'");
-    if (!Version.ok() || Version.step() != SQLITE_ROW ||
-        (Version.text(0) != "1" &&
-         Version.text(0) != std::to_string(SchemaVersion))) {
+    std::string Seen = Version.ok() && Version.step() == SQLITE_ROW
+                           ? Version.text(0)
+                           : std::string();
+    bool Known = false;
+    for (int V = 1; V <= SchemaVersion; ++V)
+      Known |= Seen == std::to_string(V);
+    if (!Known) {
       Error = Path + " has schema version '" +
-              (Version.ok() ? Version.text(0) : "?") +
+              (Seen.empty() ? std::string("?") : Seen) +
               "'; this kopt-search reads versions 1 to " +
               std::to_string(SchemaVersion);
       return nullptr;
@@ -295,6 +303,29 @@ bool Store::addEvaluation(std::int64_t CandidateId, const Evaluation &E) {
     return false;
   }
   return exec("COMMIT");
+}
+
+std::optional<std::string> Store::probe(const std::string &SourceSha256,
+                                        const std::string &Steps,
+                                        const std::string &Tool) {
+  Statement Q(Db, "SELECT remarks FROM probes WHERE source_sha256=? AND "
+                  "steps=? AND tool=?");
+  Q.bind(SourceSha256).bind(Steps).bind(Tool);
+  if (Q.step() != SQLITE_ROW)
+    return std::nullopt;
+  return Q.text(0);
+}
+
+bool Store::addProbe(const std::string &SourceSha256, const std::string &Steps,
+                     const std::string &Tool, const std::string &Remarks) {
+  Statement Q(Db, "INSERT OR REPLACE INTO probes(source_sha256, steps, tool, "
+                  "remarks, created_at) VALUES(?,?,?,?,?)");
+  Q.bind(SourceSha256).bind(Steps).bind(Tool).bind(Remarks).bind(now());
+  if (Q.step() != SQLITE_DONE) {
+    LastError = Q.error();
+    return false;
+  }
+  return true;
 }
 
 } // namespace kopt::search

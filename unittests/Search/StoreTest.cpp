@@ -167,3 +167,55 @@ TEST(StoreTest, AVersionOneStoreGainsTheNewTables) {
   E.ProblemId = *A;
   EXPECT_TRUE(S->addExchange(E)) << S->lastError();
 }
+
+TEST(StoreTest, KeepsProbesPerSourceStepsAndTool) {
+  TempDir D;
+  std::string Path = (D.Path / "p.sqlite").string(), Error;
+  {
+    auto S = Store::open(Path, true, Error);
+    ASSERT_NE(S, nullptr) << Error;
+    EXPECT_FALSE(S->probe("abc", "unroll", "kopt-opt 1 2"));
+    EXPECT_TRUE(S->addProbe("abc", "unroll", "kopt-opt 1 2", "{\"r\": 1}"));
+    EXPECT_TRUE(S->addProbe("abc", "unroll", "kopt-opt 1 2", "{\"r\": 2}"));
+  }
+  auto S = Store::open(Path, false, Error);
+  ASSERT_NE(S, nullptr) << Error;
+  EXPECT_EQ(S->probe("abc", "unroll", "kopt-opt 1 2"), "{\"r\": 2}");
+  // Another kopt-opt, other steps, another source: not known.
+  EXPECT_FALSE(S->probe("abc", "unroll", "kopt-opt 1 3"));
+  EXPECT_FALSE(S->probe("abc", "launch-bounds", "kopt-opt 1 2"));
+  EXPECT_FALSE(S->probe("abd", "unroll", "kopt-opt 1 2"));
+}
+
+TEST(StoreTest, AVersionTwoStoreGainsProbes) {
+  TempDir D;
+  std::string Path = (D.Path / "v2.sqlite").string(), Error;
+  {
+    auto S = Store::open(Path, true, Error);
+    ASSERT_NE(S, nullptr) << Error;
+  }
+  sqlite3 *Db = nullptr;
+  ASSERT_EQ(sqlite3_open(Path.c_str(), &Db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(Db,
+                         "DROP TABLE probes; UPDATE meta SET value='2' WHERE "
+                         "key='schema_version'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(Db);
+  auto S = Store::open(Path, false, Error);
+  ASSERT_NE(S, nullptr) << Error;
+  EXPECT_TRUE(S->addProbe("abc", "unroll", "t", "{}")) << S->lastError();
+  // A version this kopt-search does not know is refused, untouched.
+  ASSERT_EQ(sqlite3_open(Path.c_str(), &Db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(Db,
+                         "UPDATE meta SET value='4' WHERE key='schema_version'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(Db);
+  S.reset();
+  EXPECT_EQ(Store::open(Path, false, Error), nullptr);
+  EXPECT_NE(Error.find("schema version '4'; this kopt-search reads versions "
+                       "1 to 3"),
+            std::string::npos)
+      << Error;
+}

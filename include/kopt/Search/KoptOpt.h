@@ -53,6 +53,9 @@ public:
   /// step would do to SOURCE alone; the remarks JSON, or empty on failure.
   std::string probe(const std::string &Source, const std::string &Steps,
                     const std::string &Remarks) const;
+  /// Which kopt-opt this is, for results kept across runs: its path, size
+  /// and modification time (a rebuilt kopt-opt is another tool).
+  std::string identity() const;
 
 private:
   std::string Program;

@@ -95,6 +95,15 @@ public:
   /// The lessons measured by \p Executor.
   std::vector<Lesson> lessons(const std::string &Executor);
 
+  /// What `kopt-opt --probe` said of \p Steps on the source with hash
+  /// \p SourceSha256, when \p Tool (KoptOpt::identity) said it before:
+  /// the probes a resumed search would ask again are read back.
+  std::optional<std::string> probe(const std::string &SourceSha256,
+                                   const std::string &Steps,
+                                   const std::string &Tool);
+  bool addProbe(const std::string &SourceSha256, const std::string &Steps,
+                const std::string &Tool, const std::string &Remarks);
+
   const std::string &lastError() const { return LastError; }
 
 private:
