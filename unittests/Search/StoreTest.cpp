@@ -23,6 +23,17 @@ struct TempDir {
   ~TempDir() { fs::remove_all(Path); }
 };
 
+/// A new store at \p Path, then \p Sql run on it directly (to make it look
+/// like an older or newer one).
+void storeThen(const std::string &Path, const char *Sql) {
+  std::string Error;
+  ASSERT_NE(Store::open(Path, true, Error), nullptr) << Error;
+  sqlite3 *Db = nullptr;
+  ASSERT_EQ(sqlite3_open(Path.c_str(), &Db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(Db, Sql, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(Db);
+}
+
 } // namespace
 
 TEST(StoreTest, KeepsCandidatesAndEvaluationsAcrossReopening) {
@@ -148,18 +159,9 @@ TEST(StoreTest, NumbersExchangesPerProblemAndKeepsLessons) {
 TEST(StoreTest, AVersionOneStoreGainsTheNewTables) {
   TempDir D;
   std::string Path = (D.Path / "old.sqlite").string(), Error;
-  {
-    auto S = Store::open(Path, true, Error);
-    ASSERT_NE(S, nullptr) << Error;
-  }
-  sqlite3 *Db = nullptr;
-  ASSERT_EQ(sqlite3_open(Path.c_str(), &Db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(Db,
-                         "DROP TABLE llm_exchanges; DROP TABLE lessons; "
-                         "UPDATE meta SET value='1' WHERE key='schema_version'",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(Db);
+  storeThen(Path, "DROP TABLE llm_exchanges; DROP TABLE lessons; DROP TABLE "
+                  "probes; UPDATE meta SET value='1' WHERE "
+                  "key='schema_version'");
   auto S = Store::open(Path, false, Error);
   ASSERT_NE(S, nullptr) << Error;
   auto A = S->problem("a", "/a/problem.json", "1");
@@ -190,30 +192,16 @@ TEST(StoreTest, KeepsProbesPerSourceStepsAndTool) {
 TEST(StoreTest, AVersionTwoStoreGainsProbes) {
   TempDir D;
   std::string Path = (D.Path / "v2.sqlite").string(), Error;
-  {
-    auto S = Store::open(Path, true, Error);
-    ASSERT_NE(S, nullptr) << Error;
-  }
-  sqlite3 *Db = nullptr;
-  ASSERT_EQ(sqlite3_open(Path.c_str(), &Db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(Db,
-                         "DROP TABLE probes; UPDATE meta SET value='2' WHERE "
-                         "key='schema_version'",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(Db);
+  storeThen(Path, "DROP TABLE probes; UPDATE meta SET value='2' WHERE "
+                  "key='schema_version'");
   auto S = Store::open(Path, false, Error);
   ASSERT_NE(S, nullptr) << Error;
   EXPECT_TRUE(S->addProbe("abc", "unroll", "t", "{}")) << S->lastError();
-  // A version this kopt-search does not know is refused, untouched.
-  ASSERT_EQ(sqlite3_open(Path.c_str(), &Db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(Db,
-                         "UPDATE meta SET value='4' WHERE key='schema_version'",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(Db);
   S.reset();
-  EXPECT_EQ(Store::open(Path, false, Error), nullptr);
+  // A version this kopt-search does not know is refused.
+  std::string Newer = (D.Path / "v4.sqlite").string();
+  storeThen(Newer, "UPDATE meta SET value='4' WHERE key='schema_version'");
+  EXPECT_EQ(Store::open(Newer, false, Error), nullptr);
   EXPECT_NE(Error.find("schema version '4'; this kopt-search reads versions "
                        "1 to 3"),
             std::string::npos)
