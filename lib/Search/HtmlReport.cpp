@@ -262,6 +262,7 @@ void renderBandwidth(const json &Report, std::ostream &OS) {
        << "bandwidth" << (Copy ? " (" + format("%.1f", *Copy) + " GB/s)" : "");
   OS << ".</p>\n";
 }
+
 /// The top of the page: the best speedup and where the time went.
 void renderCard(const json &Report, std::ostream &OS) {
   const json &Best = object(Report, "best");
@@ -297,8 +298,11 @@ void renderDiff(const json &Report, std::ostream &OS) {
   }
   OS << "<pre class=\"diff\">";
   std::istringstream In(*Diff);
+  int Number = 0;
   for (std::string Line; std::getline(In, Line);) {
-    bool Header = Line.rfind("+++", 0) == 0 || Line.rfind("---", 0) == 0;
+    // The two file names come first; a removed "--i;" is "---i;".
+    bool Header = ++Number <= 2 &&
+                  (Line.rfind("+++ ", 0) == 0 || Line.rfind("--- ", 0) == 0);
     const char *Class = Line.rfind("@@", 0) == 0  ? "hunk"
                         : Header                  ? nullptr
                         : Line.rfind('+', 0) == 0 ? "add"

@@ -181,7 +181,7 @@ TEST(HtmlReportTest, CardDiffStepsAndFoldedDuplicates) {
   Report["time_s"] = {{"making", 2.0}, {"evaluating", 9.5}};
   Report["gpu_busy"] = 0.76;
   Report["best_diff"] = "--- a/kernel.cu\n+++ b/best.cu\n@@ -1,2 +1,2 @@\n"
-                        " int a;\n-float *x;\n+const float *x;\n";
+                        " int a;\n-float *x;\n+const float *x;\n---i;\n";
   // Two duplicates of candidate 2's children and one not yet evaluated.
   json &C = Report["candidates"];
   C.push_back({{"id", 8},
@@ -217,6 +217,7 @@ TEST(HtmlReportTest, CardDiffStepsAndFoldedDuplicates) {
   EXPECT_NE(Html.find("<span class=\"hunk\">@@ -1,2 +1,2 @@</span>"),
             std::string::npos);
   EXPECT_NE(Html.find("\n+++ b/best.cu\n"), std::string::npos);
+  EXPECT_NE(Html.find("<span class=\"del\">---i;</span>"), std::string::npos);
   // Steps, not whole recipes: candidate 7 replaced restrict-const.
   EXPECT_NE(Html.find(">+ restrict-const</code>"), std::string::npos);
   EXPECT_NE(Html.find(">vectorize-loads: width 4 -&gt; 8</code>"),
