@@ -124,6 +124,10 @@ OPTIONS
   -h, --help         Show this help.
   --version          Show the version.
 
+With more than one candidate, stderr shows progress: each compile and each
+evaluation as it ends (one line redrawn on a terminal, a line each
+otherwise). The records and the table are on stdout (and --json).
+
 EXIT CODES
   0  every evaluated candidate is ok
   1  some candidate is not ok (compile-error, rejected, wrong-result,

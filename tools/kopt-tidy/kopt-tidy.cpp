@@ -83,7 +83,7 @@ cl::opt<unsigned> Jobs("j",
                        cl::desc("Files checked at once (default 0: one per "
                                 "hardware thread)"),
                        cl::value_desc("n"), cl::init(0), cl::cat(Category));
-cl::opt<bool> Quiet("quiet", cl::desc("Print no summary line"),
+cl::opt<bool> Quiet("quiet", cl::desc("Print no summary line and no progress"),
                     cl::cat(Category));
 cl::opt<bool> ShowMissed(
     "show-missed",
