@@ -53,7 +53,8 @@ bool isWarpCollective(llvm::StringRef N) {
 
 std::optional<BodyHazard> firstHazard(const Stmt *Body, ASTContext &Ctx,
                                       llvm::ArrayRef<BodyHazard::Kind> Kinds,
-                                      llvm::StringRef ReservedPrefix) {
+                                      llvm::StringRef ReservedPrefix,
+                                      llvm::ArrayRef<BuiltinVar> Harmless) {
   if (!Body)
     return std::nullopt;
   auto Wanted = [&](BodyHazard::Kind K) {
@@ -94,7 +95,7 @@ std::optional<BodyHazard> firstHazard(const Stmt *Body, ASTContext &Ctx,
       }
     } else if (const auto *PO = dyn_cast<PseudoObjectExpr>(S)) {
       std::optional<BuiltinRef> B = matchBuiltin(PO);
-      if (!B)
+      if (!B || llvm::is_contained(Harmless, B->Var))
         continue;
       H.K = BodyHazard::ThreadIndex;
       H.Name = BuiltinNames[unsigned(B->Var)];

@@ -25,14 +25,25 @@ namespace kopt {
 namespace {
 
 /// What in the per-element code ties it to its thread or leaves the
-/// element computation early, as the remark says it.
-std::optional<Refusal> scanElementCode(const Stmt *Body, ASTContext &Ctx) {
+/// element computation early, as the remark says it. Another thread
+/// computes each element after the rewrite of a loop: one of the same
+/// block in a block-stride loop (blockIdx stays), of the grid in a
+/// grid-stride loop (blockDim and gridDim stay, the launch being the same).
+/// A one-element-per-thread kernel may get another grid: every built-in
+/// but its index's is refused.
+std::optional<Refusal> scanElementCode(const Stmt *Body, ASTContext &Ctx,
+                                       const ElementRegion &R) {
   using K = BodyHazard;
+  std::vector<BuiltinVar> Harmless;
+  if (!R.OnePerThread)
+    Harmless = {BuiltinVar::BlockDim, BuiltinVar::GridDim};
+  if (R.PerBlock)
+    Harmless.push_back(BuiltinVar::BlockIdx);
   std::optional<BodyHazard> H =
       firstHazard(Body, Ctx,
                   {K::Return, K::Goto, K::Break, K::Continue, K::Barrier,
                    K::WarpCollective, K::ThreadIndex, K::ReservedName},
-                  "kopt_vec");
+                  "kopt_vec", Harmless);
   if (!H)
     return std::nullopt;
   std::string What;
@@ -368,7 +379,7 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
                       R.Var->getName() + "'",
                   lineCol(R.Var->getLocation(), AC));
 
-  if (std::optional<Refusal> Why = scanElementCode(R.Body, AC))
+  if (std::optional<Refusal> Why = scanElementCode(R.Body, AC, R))
     return *Why;
 
   // State carried across elements: vectorizing changes which thread

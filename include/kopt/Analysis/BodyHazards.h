@@ -11,6 +11,8 @@
 #ifndef KOPT_ANALYSIS_BODYHAZARDS_H
 #define KOPT_ANALYSIS_BODYHAZARDS_H
 
+#include "kopt/Analysis/CudaAST.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
@@ -39,11 +41,14 @@ struct BodyHazard {
 };
 
 /// The first construct of one of Kinds in Body, a loop's body (or a region
-/// run once per element); std::nullopt when there is none.
+/// run once per element); std::nullopt when there is none. The built-ins
+/// in Harmless (the same for every thread that may run the code) are no
+/// ThreadIndex hazard.
 std::optional<BodyHazard> firstHazard(const clang::Stmt *Body,
                                       clang::ASTContext &Ctx,
                                       llvm::ArrayRef<BodyHazard::Kind> Kinds,
-                                      llvm::StringRef ReservedPrefix = "");
+                                      llvm::StringRef ReservedPrefix = "",
+                                      llvm::ArrayRef<BuiltinVar> Harmless = {});
 
 /// What a call may do beyond computing its value from its operands.
 struct CallHazard {

@@ -47,6 +47,14 @@ __global__ void uses_tid(const float *__restrict__ x, float *__restrict__ y, int
     y[i] = x[i] + threadIdx.x;
 }
 
+// Another block computes each element of a grid-stride loop once
+// vectorized (of a block-stride loop, another thread of the same block).
+// CHECK-DAG: missed.cu:[[@LINE+3]]:{{[0-9]+}}: remark: grid-stride loop not vectorized: the element computation contains a use of blockIdx
+__global__ void uses_block(const float *__restrict__ x, float *__restrict__ y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    y[i] = x[i] + blockIdx.x * blockDim.x;
+}
+
 // CHECK-DAG: missed.cu:[[@LINE+4]]:{{[0-9]+}}: remark: grid-stride loop not vectorized: the element computation contains a break out of the element loop
 __global__ void breaks(const float *__restrict__ x, float *__restrict__ y, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
