@@ -46,6 +46,7 @@
 #include "SourceLayout.h"
 #include "VectorCarrier.h"
 #include "kopt/Analysis/ElementwiseLoop.h"
+#include "kopt/Analysis/PartialCombine.h"
 #include "kopt/Analysis/ReductionTree.h"
 #include "kopt/Analysis/SelectionReduction.h"
 
@@ -258,7 +259,7 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     // A first-index argmax/argmin carries (v, idx) exactly: what the block
     // computes does not depend on which thread visits which element.
     std::string Exact;
-    if (L.K == LoopInfo::BlockStride && !options().Reassociate) {
+    if (L.K == LoopInfo::BlockStride) {
       std::vector<SelectionTree> Trees;
       std::vector<Refusal> Ignored;
       findSelectionTrees(K.Decl, AC, Trees, Ignored);
@@ -267,6 +268,8 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
           continue;
         auto Sizes = warpMultipleBlockSizes(Ctx.info(), K);
         if (auto *Why = std::get_if<std::string>(&Sizes)) {
+          if (options().Reassociate)
+            break; // the partials' rule below decides
           Ctx.missed(K.Name, L.Loc,
                      What + "it selects a first-index " +
                          (T.Max ? "maximum" : "minimum") +
@@ -294,6 +297,20 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     if (std::optional<Refusal> Why = readBackElsewhere(K, R, AC)) {
       Ctx.missed(K.Name, Why->Loc, What + Why->Message);
       return;
+    }
+    // reassociate=true: each thread's partials change; only their combine
+    // may read them (PartialCombine.h).
+    if (options().Reassociate && Exact.empty()) {
+      PartialScope Scope;
+      Scope.Grid = L.K == LoopInfo::GridStride;
+      auto Sizes = warpMultipleBlockSizes(Ctx.info(), K);
+      const auto *Known = std::get_if<std::set<int64_t>>(&Sizes);
+      Scope.OneWarpBlocks = Known && *Known == std::set<int64_t>{32};
+      if (std::optional<Refusal> Why =
+              checkPartialsCombined(K.Decl, L.For, Scope, AC)) {
+        Ctx.missed(K.Name, Why->Loc, What + Why->Message);
+        return;
+      }
     }
     // With a start, every range begins at element kopt_lo.
     VectorPlan P = std::get<VectorPlan>(Plan);

@@ -158,6 +158,13 @@ std::optional<Update> matchUpdate(const Stmt *S, const VarDecl *V,
 
 } // namespace
 
+std::optional<Accumulator::KindT> updateKind(const Stmt *S, const VarDecl *V,
+                                             const ASTContext &Ctx) {
+  if (std::optional<Update> U = matchUpdate(S, V, nullptr, Ctx))
+    return U->Kind;
+  return std::nullopt;
+}
+
 Decision<std::vector<Accumulator>> loopAccumulators(const ForStmt *Loop,
                                                     ASTContext &Ctx) {
   auto Refuse = [&](const Stmt *At, const Twine &Why) {

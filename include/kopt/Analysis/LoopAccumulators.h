@@ -42,6 +42,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,13 @@ struct Accumulator {
 /// writes no outer variable has none.
 Decision<std::vector<Accumulator>> loopAccumulators(const clang::ForStmt *Loop,
                                                     clang::ASTContext &Ctx);
+
+/// The kind of update S makes to V, when S is one of the updates above
+/// (a guarded selection aside): `v += e`, `v = fmaxf(v, e)`, ...; e may read
+/// V (a shuffle of it). None for anything else.
+std::optional<Accumulator::KindT> updateKind(const clang::Stmt *S,
+                                             const clang::VarDecl *V,
+                                             const clang::ASTContext &Ctx);
 
 /// The expression that combines A's partial value \p X with \p Y, the
 /// partial value of later elements: `X + Y`, `fmaxf(X, Y)`, or for a
