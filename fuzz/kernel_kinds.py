@@ -4,6 +4,8 @@ kernel's text, the launcher's lines that run it, its problem.json args.
 A renderer takes a kernel spec (kernelgen.random_kernel), the kernel's name
 and an Out to fill. Every kernel reads its own inputs and writes its own
 output; none races, reads out of bounds or depends on timing."""
+import re
+
 DTYPES = {
     # dtype: (C type, compute type, load(e), store(v))
     "f32": ("float", "float", "{e}", "{v}"),
@@ -110,7 +112,8 @@ def render_ew(s, name, o):
          "max": "max(%s, 7)" % v,
          "stencil": "%s + (i + 1 < n ? %s : %s)" % (v, load(dt, "x[i + 1]"),
                                                   lit(t, 0)),
-         "reverse": "%s * %s" % (v, lit(t, 2))}[s["op"]]
+         "reverse": "%s * %s" % (v, lit(t, 2)),
+         "poly": "acc"}[s["op"]]
     two = s["op"] in ("add2", "fma2")
     ins = ("%sx" % quals(s, dt)) if s["alias"] == "none" else None
     out_t = ctype(dt)
@@ -129,21 +132,28 @@ def render_ew(s, name, o):
                                         else "i", store(dt, f))
     params += ", float alpha, %s n" % ("int" if idx in ("int", "unsigned")
                                        else "long long")
+    body = [body_store]
+    if s["op"] == "poly":  # a loop of constant trip count (Horner)
+        step = "acc * 3 + %s" % v if t == "int" else \
+            "acc * %s + %s" % (v, lit(t, 0.5))
+        body = ["%s acc = %s;" % (t, lit(t, 1)),
+                "for (int k = 0; k < %d; ++k)" % s["trips"],
+                "  acc = %s;" % step, body_store]
     k = o.kernel
     k.append("__global__ void %s(%s) {" % (name, params))
     if s["form"] == "gridstride":
         k.append("  for (%s i = %s; i < n; i += %sblockDim.x * gridDim.x) {"
                  % (idx, i_init, cast))
-        k.append("    " + body_store)
+        k.extend("    " + b for b in body)
         k.append("  }")
     elif s["form"] == "return":
         k.append("  %s i = %s;" % (idx, i_init))
         k.append("  if (i >= n) return;")
-        k.append("  " + body_store)
+        k.extend("  " + b for b in body)
     else:
         k.append("  %s i = %s;" % (idx, i_init))
         k.append("  if (i < n) {")
-        k.append("    " + body_store)
+        k.extend("    " + b for b in body)
         k.append("  }")
     k.append("}")
     bs = block_expr(s, name, o)
@@ -342,18 +352,20 @@ def block_tree(s, a, op, k, out_store):
 def render_blockred(s, name, o):
     dt, a, op = s["dtype"], comp(s["dtype"]), s["op"]
     odt = dt if s["norm"] else out_dtype(s)
+    # a head: rows of a constant number of elements (fewer than threads)
+    width = str(s["head"]) if s.get("head") else "cols"
     k = o.kernel
     k.append("__global__ void %s(%sx, %sout, int rows, int cols, "
              "float alpha) {" % (name, quals(s, dt), quals(s, odt, True)))
     k.append("  int row = blockIdx.x;")
     k.append("  int tid = threadIdx.x;")
-    src, ix = "x", "row * cols + c"
+    src, ix = "x", "row * %s + c" % width
     if s["rowptr"]:
-        k.append("  const %s *xr = x + (size_t)row * cols;" % ctype(dt))
+        k.append("  const %s *xr = x + (size_t)row * %s;" % (ctype(dt), width))
         src, ix = "xr", "c"
     v = load(dt, "%s[%s]" % (src, ix))
     k.append("  %s s = %s;" % (a, lowest(a) if op == "max" else "0"))
-    k.append("  for (int c = tid; c < cols; c += blockDim.x) {")
+    k.append("  for (int c = tid; c < %s; c += blockDim.x) {" % width)
     k.append("    %s v = %s;" % (a, v))
     k.append("    " + accumulate(s, a, "s", "v", op))
     k.append("  }")
@@ -371,14 +383,23 @@ def render_blockred(s, name, o):
         k.append("    out[row * cols + c] = %s;"
                  % store(dt, "(%s - mean_s) * alpha" % v))
     else:
+        if s.get("parts"):  # written before the tree reads s
+            k.append("  parts[row * blockDim.x + tid] = s;")
         block_tree(s, a, op, k, lambda r: "out[row] = %s;" % r)
     k.append("}")
+    if s.get("parts"):
+        k[0] = k[0].replace(" int rows,", " %s *parts, int rows," % a)
     bs = block_expr(s, name, o)
-    o.buffer(name + "_x", dt, ["rows", "cols"], const=s["const_in"])
+    o.buffer(name + "_x", dt, ["rows", s.get("head") or "cols"],
+             const=s["const_in"])
     o.buffer(name + "_out", odt, ["rows", "cols"] if s["norm"] else ["rows"],
              "out")
-    o.launch.append("  %s<<<rows, %s, 0, stream>>>(%s_x, %s_out, rows, cols,"
-                    " alpha);" % (name, bs, name, name))
+    parts = ""
+    if s.get("parts"):
+        o.buffer(name + "_parts", out_dtype(s), ["rows", s["block"]], "out")
+        parts = "%s_parts, " % name
+    o.launch.append("  %s<<<rows, %s, 0, stream>>>(%s_x, %s_out, %srows, "
+                    "cols, alpha);" % (name, bs, name, name, parts))
 
 
 def blocks_for(s, name, bs, extent):
@@ -470,6 +491,42 @@ def render_2d(s, name, o):
     o.buffer(name + "_out", dt, shape, "out")
     o.launch.append("  %s<<<%s_grid, %s_block, 0, stream>>>(%s, %s_out, rows,"
                     " cols);" % (name, name, name, call, name))
+
+
+def block_name(s, name):
+    """The name the launch gives the block size: a template parameter, a
+    macro or a constexpr (block_expr); None when it has none."""
+    if s.get("tmpl_block"):
+        return "BLOCK"
+    return {"define": "%s_THREADS" % name.upper(),
+            "constexpr": "%s_threads" % name}.get(s["block_spelling"])
+
+
+def respell(s, name, o):
+    """The later spellings of a rendered 1-D kernel: the block size named in
+    the kernel (every launch runs that many threads), a template over the
+    element type and/or the block size."""
+    if s.get("bname"):
+        nm, b = block_name(s, name), s["block"]
+        o.kernel = [line.replace("blockDim.x", nm)
+                    .replace("st = %d / 2" % b, "st = %s / 2" % nm)
+                    .replace("buf[%d];" % b, "buf[%s];" % nm)
+                    for line in o.kernel]
+    params, args = [], []
+    if s.get("tmpl_type"):
+        params.append("typename T")
+        args.append(ctype(s["dtype"]))
+        o.kernel[0] = re.sub(r"\b%s \*" % re.escape(ctype(s["dtype"])),
+                             "T *", o.kernel[0])
+    if s.get("tmpl_block"):
+        params.append("int BLOCK")
+        launch = [x for x in o.launch if "%s<<<" % name in x][0]
+        args.append(launch.split("<<<")[1].split(", ")[1])
+    if params:
+        o.kernel.insert(0, "template <%s>" % ", ".join(params))
+        o.launch = [x.replace("%s<<<" % name,
+                              "%s<%s><<<" % (name, ", ".join(args)))
+                    for x in o.launch]
 
 
 RENDER = {"ew": render_ew, "rowred": render_rowred,

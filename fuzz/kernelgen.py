@@ -24,13 +24,21 @@ Kinds (what real code writes, and what the passes look for):
   grid2d    2-D blocks: a transpose, a broadcast add
   matmul    one thread per element of A x W
 
+Spellings every 1-D kind may take: the block size named inside the kernel
+(`blockIdx.x * K_THREADS + threadIdx.x`, `c += BLOCK`, `BLOCK / 2`) as a
+macro, a constexpr or a template parameter; the element type a template
+parameter (`template <typename T>`); a short loop of constant trip count
+(element-wise polynomials); a block-per-row loop over a constant head of
+32 or 64 elements (fewer than the block has threads); a block-per-row
+reduction that also writes each thread's partial.
+
 How each kind is written: fuzz/kernel_kinds.py.
 """
 import json
 import os
 import random
 
-from kernel_kinds import CTYPES, DTYPES, RENDER, Out, comp
+from kernel_kinds import CTYPES, DTYPES, RENDER, Out, comp, respell
 
 KINDS = ["ew", "rowred", "blockred", "strided", "grid2d", "matmul"]
 KIND_WEIGHTS = [30, 22, 22, 12, 8, 4]
@@ -43,8 +51,11 @@ def pick(rng, choices, weights=None):
 # ---------------------------------------------------------------- specs
 
 
-def random_kernel(rng):
-    """One kernel spec: its kind and the features that spell it."""
+def random_kernel(rng, rng2=None):
+    """One kernel spec: its kind and the features that spell it. rng2
+    draws the spellings added later (templates, the block size named in the
+    kernel, constant trip counts, constant heads), so that rng's draws, and
+    with them the kernels of a seed, stay those of the first generator."""
     kind = pick(rng, KINDS, KIND_WEIGHTS)
     s = {"kind": kind,
          "block": pick(rng, [32, 64, 96, 128, 192, 256, 512, 1024],
@@ -107,11 +118,39 @@ def random_kernel(rng):
     else:
         s["dtype"] = pick(rng, ["f32", "f64"], [4, 1])
         s["tile"] = pick(rng, [(16, 16), (32, 8)])
+    if rng2:
+        later_spellings(rng2, s)
     return s
+
+
+def later_spellings(rng, s):
+    """The features of the second generator (see random_kernel)."""
+    if s["kind"] not in ("ew", "rowred", "blockred", "strided"):
+        return
+    if s["kind"] == "ew" and s["alias"] != "samebuf" and \
+            rng.random() < 0.15:
+        s["op"], s["trips"] = "poly", rng.randrange(2, 9)
+    if s["kind"] == "blockred" and not s["norm"] and s["block"] >= 128 and \
+            rng.random() < 0.2:
+        s["head"] = pick(rng, [32, 64])
+    # each thread's partial written out too (a two-stage reduction's first
+    # stage): a rewrite may not change which elements a thread folds
+    if s["kind"] == "blockred" and not s["norm"] and \
+            s["block_spelling"] != "runtime" and rng.random() < 0.1:
+        s["parts"] = True
+    s["tmpl_type"] = s["dtype"] != "i32" and rng.random() < 0.15
+    s["tmpl_block"] = rng.random() < 0.15
+    if s["tmpl_block"] and s["block_spelling"] not in ("literal", "define",
+                                                      "constexpr"):
+        s["block_spelling"] = "literal"
+    # the block size named in the kernel where the launch names it too
+    s["bname"] = s["tmpl_block"] or \
+        s["block_spelling"] in ("define", "constexpr") and rng.random() < 0.5
 
 
 def random_program(seed, kernels):
     rng = random.Random(seed)
+    rng2 = random.Random("spellings-%d" % seed)
     big_rows = rng.randrange(64, 700)
     shapes = [
         {"n": rng.randrange(50001, 400001) | 1, "rows": big_rows,
@@ -123,7 +162,7 @@ def random_program(seed, kernels):
          "cols": rng.randrange(1, 9)},
     ]
     return {"seed": seed, "shapes": shapes,
-            "kernels": [random_kernel(rng) for _ in range(kernels)]}
+            "kernels": [random_kernel(rng, rng2) for _ in range(kernels)]}
 
 
 # ---------------------------------------------------------------- render
@@ -135,6 +174,7 @@ def render(program):
     for i, s in enumerate(program["kernels"]):
         o = Out()
         RENDER[s["kind"]](s, "k%d_%s" % (i, s["kind"]), o)
+        respell(s, "k%d_%s" % (i, s["kind"]), o)
         defs += o.defs
         kernels += o.kernel + [""]
         launch += o.launch
