@@ -506,8 +506,8 @@ def respell(s, name, o):
     """The later spellings of a rendered 1-D kernel: the block size named in
     the kernel (every launch runs that many threads), a template over the
     element type and/or the block size."""
-    if s.get("bname"):
-        nm, b = block_name(s, name), s["block"]
+    nm, b = block_name(s, name), s["block"]
+    if s.get("bname") and nm:  # (a reduced finding may have lost the name)
         o.kernel = [line.replace("blockDim.x", nm)
                     .replace("st = %d / 2" % b, "st = %s / 2" % nm)
                     .replace("buf[%d];" % b, "buf[%s];" % nm)

@@ -239,6 +239,12 @@ private:
     const auto *B = dyn_cast<BinaryOperator>(S);
     bool AssignsV =
         B && B->getOpcode() == BO_Assign && refersTo(B->getLHS(), V);
+    // A copy into a new variable (`float w = v;`, warp-reduce's): followed
+    // in its turn; v keeps what it holds.
+    if (isa<DeclRefExpr>(stripCasts(cast<Expr>(S))) && initializedBy(S)) {
+      Into(L);
+      return L;
+    }
     // v = e, e not reading v: v holds no partial any more.
     if (AssignsV && countReferences(B->getRHS(), V) == 0)
       return unconditional(S) ? Level::Free : L;

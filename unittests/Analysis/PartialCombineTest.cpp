@@ -145,6 +145,17 @@ TEST(PartialCombineTest, WarpShufflesThenSharedMemory) {
   EXPECT_EQ(rowSum(Out, OneWarp), "");
 }
 
+TEST(PartialCombineTest, CopiesAreFollowed) {
+  // warp-reduce's rewrite of a tree copies the partial first.
+  EXPECT_EQ(rowSum("float w = s;\n"
+                   "for (int o = 16; o > 0; o >>= 1)\n"
+                   "  w += __shfl_xor_sync(0xffffffffu, w, o);\n"
+                   "if (t % 32 == 0) buf[t / 32] = w;\n"),
+            "");
+  std::string Why = rowSum("float w = s;\ny[blockIdx.x * 256 + t] = w;");
+  EXPECT_NE(Why.find("a thread's partial"), std::string::npos) << Why;
+}
+
 TEST(PartialCombineTest, FunctionsThatReduce) {
   EXPECT_EQ(rowSum("s = blockSum(s, buf);\ny[blockIdx.x * 256 + t] = s;"), "");
   EXPECT_EQ(rowSum("y[blockIdx.x] = blockSum(s, buf) / n;"), "");

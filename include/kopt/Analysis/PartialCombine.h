@@ -27,8 +27,8 @@
 //     function whose body kopt does not see (in a header, which it reads
 //     without bodies) when its name says "reduce", a block's when it also
 //     says "block" (`blockReduce<warpReduceSum>(v)`), else a warp's;
-//     a value computed so into a new variable (`float t = f(v);`) is
-//     followed in its turn;
+//     a value computed so into a new variable (`float t = f(v);`), or v
+//     copied into one (`float w = v;`), is followed in its turn;
 //   * cluster-split's thread-by-thread combine (`v = kopt_cluster_combine(
 //     ..., v, ...)`), after which v is still one thread's partial;
 //   * an atomic of the same operation (atomicAdd, atomicMax, atomicMin) at

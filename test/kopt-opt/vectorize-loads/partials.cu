@@ -4,6 +4,9 @@
 // RUN: kopt-opt %s -passes='vectorize-loads{reassociate=true}' -Rpass=vectorize-loads -Rpass-missed=vectorize-loads -o %t.cu 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=OUT < %t.cu
 // RUN: %if cuda-toolkit %{ %nvcc_check -I%S %t.cu %}
+// After warp-reduce, which copies the partial into its own variable:
+// RUN: kopt-opt %kernels/rowsum_bf16/kernel.cu -passes='warp-reduce{reassociate=true},vectorize-loads{reassociate=true}' -Rpass=vectorize-loads -o /dev/null 2>&1 | FileCheck %s --check-prefix=AFTER-WARP
+// AFTER-WARP: kernel.cu:{{[0-9]+}}:3: remark: vectorized the block-stride loop: 'x' as uint4 (8 x __nv_bfloat16)
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
 #include "Inputs/reduce.h"
