@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockSizeLegality.h"
+#include "kopt/Analysis/Mutation.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/TypeLoc.h"
@@ -234,6 +235,27 @@ private:
     ASTContext &AC = DC;
     const Stmt *Body = F->getBody();
     ParentMap Parents(const_cast<Stmt *>(Body));
+    // Locals that name the block's index (`const int row = blockIdx.x;`,
+    // never changed): their uses are blockIdx's uses, their initializer
+    // is none (`parts[row * blockDim.x + tid]` is a per-thread use).
+    llvm::SmallPtrSet<const VarDecl *, 4> BlockIndexNames;
+    llvm::SmallPtrSet<const Stmt *, 4> NameInits;
+    forEachSubStmt(Body, [&](const Stmt *S) {
+      const auto *DS = dyn_cast<DeclStmt>(S);
+      if (!DS)
+        return;
+      for (const Decl *D : DS->decls()) {
+        const auto *V = dyn_cast<VarDecl>(D);
+        const Expr *Init =
+            V && V->getInit() ? stripCasts(V->getInit()) : nullptr;
+        if (Init && V->getType()->isIntegerType() &&
+            isBuiltin(Init, BuiltinVar::BlockIdx, 0) &&
+            !isModifiedIn(V, Body)) {
+          BlockIndexNames.insert(V);
+          NameInits.insert(Init);
+        }
+      }
+    });
     std::optional<std::string> Why;
     forEachSubStmt(Body, [&](const Stmt *S) {
       if (Why)
@@ -263,6 +285,19 @@ private:
               ", its block size, at " + at(Lit->getBeginLoc(), AC);
         return;
       }
+      // The same through a name: `blockIdx.x * k_threads + threadIdx.x`
+      // with `constexpr int k_threads = 256;` (a macro is a literal).
+      if (const auto *Name = dyn_cast<DeclRefExpr>(S);
+          Name && isa<VarDecl>(Name->getDecl()) &&
+          Name->getType()->isIntegerType()) {
+        std::optional<int64_t> C = evaluateInt(Name, AC, Body);
+        if (C && *C == B) {
+          Why = "it uses '" + Name->getDecl()->getNameAsString() + "' (" +
+                std::to_string(B) + ", its block size) at " +
+                at(Name->getBeginLoc(), AC);
+          return;
+        }
+      }
       if (const auto *Cmp = dyn_cast<BinaryOperator>(S);
           Cmp && Cmp->isComparisonOp()) {
         for (auto [Side, Other] : {std::pair(Cmp->getLHS(), Cmp->getRHS()),
@@ -285,7 +320,12 @@ private:
       }
       const auto *Ref = dyn_cast<Expr>(S);
       std::optional<BuiltinRef> R = Ref ? matchBuiltin(Ref) : std::nullopt;
-      if (!R || R->Var != BuiltinVar::BlockIdx || isa<CastExpr, ParenExpr>(S))
+      const auto *Name = dyn_cast<DeclRefExpr>(S);
+      bool NamedIndex =
+          Name && isa<VarDecl>(Name->getDecl()) &&
+          BlockIndexNames.contains(cast<VarDecl>(Name->getDecl()));
+      if (!NamedIndex && (!R || R->Var != BuiltinVar::BlockIdx ||
+                          isa<CastExpr, ParenExpr>(S) || NameInits.contains(S)))
         return;
       const Stmt *Top = arithmeticContext(Ref, Parents);
       GridUse This = mentions(Top, BuiltinVar::BlockDim) ? GridUse::PerThread
