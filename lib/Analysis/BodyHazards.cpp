@@ -4,7 +4,7 @@
 #include "kopt/Analysis/CudaAST.h"
 
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
@@ -23,13 +23,16 @@ const internal::VariadicDynCastAllOfMatcher<Stmt, PseudoObjectExpr>
     pseudoObjectExpr;
 
 /// Does a loop (or, for a break, a switch) between S and Body catch it?
-bool caughtInside(const Stmt *S, const Stmt *Body, ASTContext &Ctx,
+/// Parents come from Body's own tree: a template's instantiation shares
+/// statements such as `break` with the template, and the context's parent
+/// map may answer with the template's parent, whose loop is not in Body
+/// (a break that leaves an instantiated loop was taken for one caught
+/// inside it; fuzz/difftest found row-reduce splitting such a loop).
+bool caughtInside(const Stmt *S, const Stmt *Body, const ParentMap &Parents,
                   bool SwitchCatches) {
-  auto &Parents = Ctx.getParentMapContext();
   const Stmt *Child = S;
   for (unsigned Depth = 0; Child && Child != Body && Depth < 256; ++Depth) {
-    DynTypedNodeList Ps = Parents.getParents(*Child);
-    const Stmt *P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+    const Stmt *P = Parents.getParent(Child);
     if (!P)
       return false;
     if (P != Body && (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P) ||
@@ -62,6 +65,12 @@ std::optional<BodyHazard> firstHazard(const Stmt *Body, ASTContext &Ctx,
   };
   static const char *BuiltinNames[] = {"threadIdx", "blockIdx", "blockDim",
                                        "gridDim"};
+  std::optional<ParentMap> Parents; // built for the first break or continue
+  auto parents = [&]() -> const ParentMap & {
+    if (!Parents)
+      Parents.emplace(const_cast<Stmt *>(Body));
+    return *Parents;
+  };
   auto Candidates =
       stmt(anyOf(returnStmt(), gotoStmt(), labelStmt(), breakStmt(),
                  continueStmt(), callExpr(), pseudoObjectExpr(), declRefExpr()))
@@ -76,11 +85,11 @@ std::optional<BodyHazard> firstHazard(const Stmt *Body, ASTContext &Ctx,
     } else if (isa<LabelStmt>(S)) {
       H.K = BodyHazard::Label;
     } else if (isa<BreakStmt>(S)) {
-      if (caughtInside(S, Body, Ctx, /*SwitchCatches=*/true))
+      if (caughtInside(S, Body, parents(), /*SwitchCatches=*/true))
         continue;
       H.K = BodyHazard::Break;
     } else if (isa<ContinueStmt>(S)) {
-      if (caughtInside(S, Body, Ctx, /*SwitchCatches=*/false))
+      if (caughtInside(S, Body, parents(), /*SwitchCatches=*/false))
         continue;
       H.K = BodyHazard::Continue;
     } else if (const auto *C = dyn_cast<CallExpr>(S)) {
