@@ -22,6 +22,17 @@ using namespace llvm;
 
 namespace kopt {
 
+std::optional<Accumulator::KindT> minMaxKind(StringRef Callee) {
+  return StringSwitch<std::optional<Accumulator::KindT>>(Callee)
+      .Case("fmaxf", Accumulator::Max)
+      .Case("fmax", Accumulator::Max)
+      .Case("max", Accumulator::Max)
+      .Case("fminf", Accumulator::Min)
+      .Case("fmin", Accumulator::Min)
+      .Case("min", Accumulator::Min)
+      .Default(std::nullopt);
+}
+
 namespace {
 
 /// One matched update `v op= e`: the variable, its kind, the combining
@@ -33,17 +44,6 @@ struct Update {
   std::string Combine;
   SmallVector<const Expr *, 2> OwnRefs;
 };
-
-std::optional<Accumulator::KindT> minMaxKind(StringRef Callee) {
-  return StringSwitch<std::optional<Accumulator::KindT>>(Callee)
-      .Case("fmaxf", Accumulator::Max)
-      .Case("fmax", Accumulator::Max)
-      .Case("max", Accumulator::Max)
-      .Case("fminf", Accumulator::Min)
-      .Case("fmin", Accumulator::Min)
-      .Case("min", Accumulator::Min)
-      .Default(std::nullopt);
-}
 
 /// `v = f(v, e)` / `v = f(e, v)` for a maximum or minimum f.
 std::optional<Update> matchMinMax(const VarDecl *V, const Expr *Target,

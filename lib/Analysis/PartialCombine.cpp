@@ -40,12 +40,7 @@ std::optional<Accumulator::KindT> atomicKind(StringRef Callee) {
 std::optional<Accumulator::KindT> treeKind(const ReductionTree &T) {
   if (T.Add)
     return Accumulator::Sum;
-  StringRef Name = T.CalleeText;
-  if (Name == "fmaxf" || Name == "fmax" || Name == "max")
-    return Accumulator::Max;
-  if (Name == "fminf" || Name == "fmin" || Name == "min")
-    return Accumulator::Min;
-  return std::nullopt;
+  return minMaxKind(T.CalleeText);
 }
 
 StringRef calleeName(const CallExpr *C) {

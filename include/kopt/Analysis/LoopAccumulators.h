@@ -66,6 +66,10 @@ struct Accumulator {
 Decision<std::vector<Accumulator>> loopAccumulators(const clang::ForStmt *Loop,
                                                     clang::ASTContext &Ctx);
 
+/// The kind of fmaxf, fmax, max (a maximum) and fminf, fmin, min (a
+/// minimum); none for any other name.
+std::optional<Accumulator::KindT> minMaxKind(llvm::StringRef Callee);
+
 /// The kind of update S makes to V, when S is one of the updates above
 /// (a guarded selection aside): `v += e`, `v = fmaxf(v, e)`, ...; e may read
 /// V (a shuffle of it). None for anything else.
