@@ -12,6 +12,12 @@ namespace kopt {
 
 namespace {
 
+/// Whether a tree starting from a constant C needs C == blockDim.x checked:
+/// unless every launch runs C threads.
+bool checksConstSize(const ReductionTree &T, const std::set<int64_t> &Sizes) {
+  return T.ConstSize && Sizes != std::set<int64_t>{*T.ConstSize};
+}
+
 /// The condition under which the tree is rewritten, or "" if none is
 /// needed.
 std::string runTimeCheck(const ReductionTree &T,
@@ -25,6 +31,9 @@ std::string runTimeCheck(const ReductionTree &T,
              std::string("static_cast<long long>(") +
              T.BlockSize->getNameAsString() +
              ") == static_cast<long long>(blockDim.x)";
+  if (checksConstSize(T, Sizes))
+    Check += (Check.empty() ? "" : " && ") + std::string("(") +
+             T.ConstSizeText + ") == blockDim.x";
   return Check;
 }
 
@@ -46,6 +55,24 @@ std::string guardedTree(const ReductionTree &T, const std::set<int64_t> &Sizes,
          Indented + "\n" + Indent.str() + "}";
 }
 
+std::optional<Refusal> checkConstSize(const ReductionTree &T,
+                                      const std::set<int64_t> &Sizes) {
+  if (!T.ConstSize)
+    return std::nullopt;
+  int64_t C = *T.ConstSize;
+  std::string Start = "the tree starts from '" + T.ConstSizeText + " / 2' (" +
+                      std::to_string(C) + " threads), ";
+  if (C < 32 || C > 1024 || !isPowerOf2_64(static_cast<uint64_t>(C)))
+    return Refusal{Start + "not a power of two of 32 to 1024", T.Loc};
+  if (!Sizes.empty() && !Sizes.count(C))
+    return Refusal{Start + "but every launch runs blocks of " +
+                       sizeList(Sizes) +
+                       " threads: the tree covers another number of threads "
+                       "than the block has",
+                   T.Loc};
+  return std::nullopt;
+}
+
 std::string sizeList(const std::set<int64_t> &Sizes) {
   SmallVector<std::string> Text;
   for (int64_t S : Sizes)
@@ -60,7 +87,10 @@ std::string sizeList(const std::set<int64_t> &Sizes, const ReductionTree &T) {
   if (T.BlockSize)
     Known +=
         ", where '" + T.BlockSize->getNameAsString() + "' equals blockDim.x";
-  if (Sizes.empty() || T.BlockSize)
+  if (checksConstSize(T, Sizes))
+    Known += ", where '" + T.ConstSizeText + "' (" +
+             std::to_string(*T.ConstSize) + ") equals blockDim.x";
+  if (Sizes.empty() || T.BlockSize || checksConstSize(T, Sizes))
     Known += " (checked at run time; other blocks run the original tree)";
   return Known;
 }

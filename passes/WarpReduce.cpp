@@ -51,7 +51,10 @@
 //     block_size), the rewrite runs under a run-time check of the same
 //     conditions (and of B == blockDim.x), the original tree in the else
 //     branch; the check reads only values the whole block shares, so the
-//     block takes one branch and reaches each branch's barriers together;
+//     block takes one branch and reaches each branch's barriers together.
+//     A tree from a constant C (`BLOCK / 2`: a macro or a constexpr) is the
+//     same tree where C == blockDim.x: no check where every launch runs C
+//     threads, refused where none does, else checked;
 //   * the tree runs in uniform control flow: only compound statements
 //     enclose it, no return precedes it and the function has no goto, so all
 //     threads of every warp reach the shuffles together;
@@ -297,6 +300,10 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
                            " / 2', which is not a kernel parameter or a local "
                            "the same in every thread of a block",
                        T.Loc});
+        continue;
+      }
+      if (std::optional<Refusal> R = checkConstSize(T, Sizes)) {
+        Refuse(*R);
         continue;
       }
       if (T.Add && T.Element->isFloatingType() && !options().Reassociate)

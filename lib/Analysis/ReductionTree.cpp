@@ -95,7 +95,8 @@ bool isPartnerSlot(const Expr *E, const ValueDecl *A, const VarDecl *Step,
 
 /// The loop head `for (T s = blockDim.x / 2; s > 0; s >>= 1)`: its variable.
 const VarDecl *matchTreeHead(const ForStmt *For, const ASTContext &Ctx,
-                             const VarDecl **SizeVar, const Stmt *Scope) {
+                             const VarDecl **SizeVar, const Stmt *Scope,
+                             const Expr **SizeConst) {
   const auto *DS = dyn_cast_or_null<DeclStmt>(For->getInit());
   if (!DS || !DS->isSingleDecl())
     return nullptr;
@@ -107,8 +108,19 @@ const VarDecl *matchTreeHead(const ForStmt *For, const ASTContext &Ctx,
       !((Half->getOpcode() == BO_Div && isIntLiteral(Half->getRHS(), 2, Ctx)) ||
         (Half->getOpcode() == BO_Shr && isIntLiteral(Half->getRHS(), 1, Ctx))))
     return nullptr;
-  if (!isBuiltin(Half->getLHS(), BuiltinVar::BlockDim, 0)) {
-    const auto *B = dyn_cast_or_null<VarDecl>(referencedVar(Half->getLHS()));
+  if (SizeConst)
+    *SizeConst = nullptr;
+  const Expr *Size = Half->getLHS();
+  const auto *B = dyn_cast_or_null<VarDecl>(referencedVar(Size));
+  bool Local = B && (B->hasLocalStorage() || isa<ParmVarDecl>(B));
+  bool IsBlockDimX = isBuiltin(Size, BuiltinVar::BlockDim, 0);
+  if (!IsBlockDimX && !Local && SizeConst && !Size->isValueDependent() &&
+      Size->isIntegerConstantExpr(Ctx)) {
+    // `BLOCK / 2` with BLOCK a macro or a constexpr.
+    *SizeConst = Size;
+    if (SizeVar)
+      *SizeVar = nullptr;
+  } else if (!IsBlockDimX) {
     if (!SizeVar || !Scope || !B || !B->getType()->isIntegerType() ||
         !B->hasLocalStorage() || B->getType().isVolatileQualified() ||
         B->getType()->isReferenceType() || isModifiedIn(B, Scope))
@@ -255,12 +267,21 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
       if (V->getName() == "kopt_s")
         return Refuse("this is warp-reduce's in-order tail already");
   const VarDecl *SizeVar = nullptr;
-  const VarDecl *S = matchTreeHead(Loop, AC, &SizeVar, Body);
+  const Expr *SizeConst = nullptr;
+  const VarDecl *S = matchTreeHead(Loop, AC, &SizeVar, Body, &SizeConst);
+  if (!S && F->isTemplated())
+    if (const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit()))
+      if (const auto *V = dyn_cast_or_null<VarDecl>(
+              DS->isSingleDecl() ? DS->getSingleDecl() : nullptr);
+          V && V->getInit() && V->getInit()->isValueDependent())
+        return Refuse("the tree loop starts from '" +
+                      oneLine(sourceText(V->getInit()->getSourceRange(), AC)) +
+                      "', which depends on the template's parameters");
   if (!S || isModifiedIn(S, Loop->getBody()))
     return Refuse("the tree loop is not 'for (int s = blockDim.x / 2; "
-                  "s > 0; s >>= 1)' (or 'B / 2' with B a parameter or local "
-                  "that is never changed): the rewrite covers blockDim.x "
-                  "threads");
+                  "s > 0; s >>= 1)' (or 'B / 2' with B a parameter, a local "
+                  "that is never changed or a constant): the rewrite covers "
+                  "blockDim.x threads");
   const char *StepShape = "the tree step is not 'if (t < s) A[t] = op(A[t], "
                           "A[t + s]); __syncthreads();' (or the barrier "
                           "first) with t threadIdx.x";
@@ -291,6 +312,10 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
   T.Loop = Loop;
   T.Loc = Loc;
   T.BlockSize = SizeVar;
+  if (SizeConst) {
+    T.ConstSize = SizeConst->getIntegerConstantExpr(AC)->getExtValue();
+    T.ConstSizeText = oneLine(sourceText(SizeConst->getSourceRange(), AC));
+  }
   T.SyncFirst = SyncFirst;
   const auto *UB = dyn_cast<BinaryOperator>(Update);
   if (!UB || (UB->getOpcode() != BO_Assign && UB->getOpcode() != BO_AddAssign))

@@ -48,6 +48,13 @@ struct ReductionTree {
   /// only where B == blockDim.x, which the rewrite checks at run time
   /// (llm.c's `for (int stride = block_size / 2; ...)`).
   const clang::VarDecl *BlockSize = nullptr;
+  /// The loop starts at `C / 2` with C an integer constant expression (a
+  /// macro, a constexpr: `BLOCK / 2`): C's value, and C as the source
+  /// writes it. The tree is the same only where C == blockDim.x, which the
+  /// rewrite checks at run time unless every launch is known to run C
+  /// threads.
+  std::optional<int64_t> ConstSize;
+  std::string ConstSizeText;
   /// The loop body is `{ __syncthreads(); if (t < s) ...; }`, the barrier
   /// before the step: the same rounds, without the barrier after the last
   /// (which the rewrite adds, as it adds one after the canonical form).
@@ -72,11 +79,14 @@ bool isPartnerSlot(const clang::Expr *E, const clang::ValueDecl *A,
 /// The head `for (T s = blockDim.x / 2; s > 0; s >>= 1)`: its variable.
 /// With SizeVar, the start may also be `B / 2` with B an integer parameter
 /// or local never changed in Scope: *SizeVar is then B, or null when B is
-/// a local initialized with blockDim.x.
+/// a local initialized with blockDim.x. With SizeConst, the start may be
+/// `C / 2` with C an integer constant expression that names no local:
+/// *SizeConst is then C.
 const clang::VarDecl *matchTreeHead(const clang::ForStmt *For,
                                     const clang::ASTContext &Ctx,
                                     const clang::VarDecl **SizeVar = nullptr,
-                                    const clang::Stmt *Scope = nullptr);
+                                    const clang::Stmt *Scope = nullptr,
+                                    const clang::Expr **SizeConst = nullptr);
 /// A loop that halves its variable and contains a barrier: what a tree
 /// looks like, whether or not it has a shape a pass handles.
 bool looksLikeTree(const clang::ForStmt *For, clang::ASTContext &AC);

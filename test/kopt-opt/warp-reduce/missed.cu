@@ -242,7 +242,7 @@ __global__ void argmax(const float *x, int *out) {
 }
 
 // A tree that starts at a constant instead of blockDim.x / 2.
-// CHECK-DAG: missed.cu:[[@LINE+5]]:3: remark: tree not rewritten: the tree loop is not 'for (int s = blockDim.x / 2; s > 0; s >>= 1)' (or 'B / 2' with B a parameter or local that is never changed): the rewrite covers blockDim.x threads [-Rpass-missed=warp-reduce]
+// CHECK-DAG: missed.cu:[[@LINE+5]]:3: remark: tree not rewritten: the tree loop is not 'for (int s = blockDim.x / 2; s > 0; s >>= 1)' (or 'B / 2' with B a parameter, a local that is never changed or a constant): the rewrite covers blockDim.x threads [-Rpass-missed=warp-reduce]
 __global__ void constant_start(int *p) {
   __shared__ int a[256];
   a[threadIdx.x] = p[threadIdx.x];
