@@ -377,6 +377,8 @@ planBlockSizeChange(PassContext &Ctx, const KernelInfo &K, int64_t OldThreads,
     return "the kernel is specialized to its " + G->str() +
            " block (specialize-block's guard): change its block size before "
            "specialize-block runs";
+  if (std::optional<std::string> Why = blockPassedToParameter(Ctx.info(), K))
+    return *Why;
   return Planner(Ctx, K, OldThreads, NewThreads, Reassociate).run();
 }
 

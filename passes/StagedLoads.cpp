@@ -149,7 +149,8 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
     std::optional<CountedLoop> CL = matchCountedLoop(L.For);
     if (!CL || !isa<DeclStmt>(L.For->getInit()) || CL->Inclusive ||
         !isThreadIdxX(CL->Init, K.Decl->getBody()) || !CL->Step ||
-        !isBuiltin(stripCasts(CL->Step), BuiltinVar::BlockDim, 0))
+        !(isBuiltin(stripCasts(CL->Step), BuiltinVar::BlockDim, 0) ||
+          L.StepIsBlockSize))
       return Missed("it is not 'for (T j = threadIdx.x; j < n; j += "
                     "blockDim.x)'");
     unsigned U = options().Vectors;

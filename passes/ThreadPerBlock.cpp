@@ -91,6 +91,8 @@ class ThreadPerBlockPass : public KernelPass<ThreadPerBlockOptions> {
     std::variant<int64_t, std::string> B = launchBlockSize(KC.pass(), K);
     if (auto *Why = std::get_if<std::string>(&B))
       return Missed(K.Loc, *Why);
+    if (std::optional<std::string> Why = blockPassedToParameter(KC.info(), K))
+      return Missed(K.Loc, *Why);
     ASTContext &DC = KC.deviceContext();
     std::variant<BlockSizeFacts, std::string> Facts =
         blockSizeFacts(DC, K, std::get<int64_t>(B), options().Reassociate,

@@ -92,16 +92,28 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     }
     if (Found)
       return;
+    for (const LoopInfo &L : K.Loops)
+      if (L.K == LoopInfo::Counted &&
+          (L.ThreadStartConstStep.value_or(0) >= 32 ||
+           L.ThreadStartParamStep)) {
+        // `i += BLOCK`, `i += block_size`: block-stride loops only where
+        // that is blockDim.x.
+        Ctx.missed(K.Name, L.Loc,
+                   "loop not vectorized: " +
+                       whyStepIsNotBlockSize(Ctx.info(), K, L));
+        Found = true;
+      }
     if (std::optional<ElementRegion> R = matchOnePerThread(K)) {
       vectorizeOnePerThread(Ctx, K, *R);
       return;
     }
-    Ctx.missed(K.Name, K.Loc,
-               "no grid-stride or block-stride loop and no "
-               "one-element-per-thread guard "
-               "'T i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) "
-               "{...}' in '" +
-                   K.Name + "'");
+    if (!Found)
+      Ctx.missed(K.Name, K.Loc,
+                 "no grid-stride or block-stride loop and no "
+                 "one-element-per-thread guard "
+                 "'T i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) "
+                 "{...}' in '" +
+                     K.Name + "'");
   }
 
   /// The code that loads the carriers, runs Body once per element and stores

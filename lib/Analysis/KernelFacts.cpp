@@ -167,10 +167,19 @@ private:
         isGridStride(C->Step, Body))
       L.K = LoopInfo::GridStride;
     else if (isBlockStart(C->Init) && C->Step &&
-             isBuiltin(C->Step, BuiltinVar::BlockDim))
+             isBuiltin(followLocalInit(stripCasts(C->Step), Body),
+                       BuiltinVar::BlockDim))
       L.K = LoopInfo::BlockStride;
     else
       L.K = LoopInfo::Counted;
+    if (L.K == LoopInfo::Counted && C->Step && isBlockStart(C->Init)) {
+      // A step every launch may fix to blockDim.x (markLaunchedBlockStrides).
+      L.ThreadStartConstStep = evaluateInt(C->Step, Ctx, Body);
+      const auto *P = dyn_cast_or_null<ParmVarDecl>(referencedVar(C->Step));
+      if (P && P->getType()->isIntegerType() &&
+          !P->getType().isVolatileQualified() && !isModifiedIn(P, Body))
+        L.ThreadStartParamStep = P->getFunctionScopeIndex();
+    }
     std::optional<int64_t> Lo = evaluateInt(C->Init, Ctx, Body);
     std::optional<int64_t> Hi = evaluateInt(C->Bound, Ctx, Body);
     std::optional<int64_t> Step =

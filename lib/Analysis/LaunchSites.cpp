@@ -132,4 +132,136 @@ void findLaunchSites(ASTContext &HostCtx, ProgramInfo &Info) {
   Info.KernelsWithUnknownLaunches.assign(Other.begin(), Other.end());
 }
 
+namespace {
+
+/// Whether the launch L passes for parameter Index the value of its 1-D
+/// block: the same variable (or the same constant) as the block argument,
+/// in a launch whose arguments change nothing.
+bool passesBlockX(const LaunchSite &L, unsigned Index) {
+  if (!L.Call || !L.CallerDecl || !L.Block.Expr ||
+      Index >= L.Call->getNumArgs())
+    return false;
+  ASTContext &Ctx = L.CallerDecl->getASTContext();
+  for (const Expr *A : L.Call->arguments())
+    if (hasSideEffects(A, Ctx))
+      return false;
+  // The configuration as written (an int converted to dim3 is a
+  // constructor call, which Clang counts as a side effect).
+  if (const CallExpr *Config = L.Call->getConfig())
+    for (const Expr *A : Config->arguments())
+      if (const Expr *User = userWrittenLaunchArg(A);
+          User && hasSideEffects(User, Ctx))
+        return false;
+  if (L.Block.IsDim3)
+    return false;
+  const Expr *Arg = stripCasts(L.Call->getArg(Index));
+  const Expr *Block = stripCasts(L.Block.Expr);
+  const VarDecl *ArgVar = referencedVar(Arg);
+  if (ArgVar || referencedVar(Block))
+    return ArgVar && ArgVar == referencedVar(Block) &&
+           !ArgVar->getType().isVolatileQualified();
+  std::optional<int64_t> A = evaluateInt(Arg, Ctx, nullptr);
+  return A && L.Block.Value.X && *A == *L.Block.Value.X;
+}
+
+/// Whether the launch L may pass for parameter Index the value of its
+/// block's x extent, as far as the file shows: the block's own variable, or
+/// a value equal to its constant x.
+bool mayPassBlockX(const LaunchSite &L, unsigned Index) {
+  if (!L.Call || !L.CallerDecl || Index >= L.Call->getNumArgs())
+    return false;
+  const Expr *Arg = stripCasts(L.Call->getArg(Index));
+  const VarDecl *ArgVar = referencedVar(Arg);
+  if (ArgVar && L.Block.Expr &&
+      ArgVar == referencedVar(stripCasts(L.Block.Expr)))
+    return true;
+  std::optional<int64_t> A =
+      evaluateInt(Arg, L.CallerDecl->getASTContext(), L.CallerDecl->getBody());
+  return A && L.Block.Value.X && *A == *L.Block.Value.X;
+}
+
+std::vector<const LaunchSite *> launchesOf(const ProgramInfo &Info,
+                                           const KernelInfo &K) {
+  std::vector<const LaunchSite *> Launches;
+  for (const LaunchSite *L : Info.launchesOf(K.Name))
+    if (L->TemplateArgs == K.TemplateArgs)
+      Launches.push_back(L);
+  return Launches;
+}
+
+void markLoops(KernelInfo &K, const ProgramInfo &Info) {
+  for (LoopInfo &L : K.Loops)
+    if (L.K == LoopInfo::Counted &&
+        (L.ThreadStartConstStep || L.ThreadStartParamStep) &&
+        whyStepIsNotBlockSize(Info, K, L).empty()) {
+      L.K = LoopInfo::BlockStride;
+      L.StepIsBlockSize = true;
+    }
+}
+
+} // namespace
+
+std::optional<std::string> blockPassedToParameter(const ProgramInfo &Info,
+                                                  const KernelInfo &K) {
+  if (!K.Decl)
+    return std::nullopt;
+  for (const LaunchSite *L : launchesOf(Info, K))
+    for (unsigned I = 0; I < K.Decl->getNumParams(); ++I)
+      if (K.Decl->getParamDecl(I)->getType()->isIntegerType() &&
+          mayPassBlockX(*L, I))
+        return "the launch at " + str(L->Loc) + " passes its block size to '" +
+               K.Decl->getParamDecl(I)->getNameAsString() +
+               "' (the kernel may step or index by it)";
+  return std::nullopt;
+}
+
+std::string whyStepIsNotBlockSize(const ProgramInfo &Info, const KernelInfo &K,
+                                  const LoopInfo &L) {
+  if (L.ThreadStartConstStep) {
+    std::string Step = std::to_string(*L.ThreadStartConstStep);
+    if (*L.ThreadStartConstStep < 32)
+      return "it steps by " + Step + ", less than a warp";
+    auto X = Info.launchedBlockX(K);
+    if (auto *Why = std::get_if<std::string>(&X))
+      return "it steps by the constant " + Step +
+             ", a block-stride loop only where that is blockDim.x, and " + *Why;
+    if (std::get<int64_t>(X) != *L.ThreadStartConstStep)
+      return "it steps by the constant " + Step +
+             ", a block-stride loop only where that is blockDim.x, and every "
+             "launch runs " +
+             std::to_string(std::get<int64_t>(X)) + " threads in x";
+    return "";
+  }
+  if (!L.ThreadStartParamStep || !K.Decl ||
+      *L.ThreadStartParamStep >= K.Decl->getNumParams())
+    return "it does not step by a constant or a parameter";
+  std::string Step =
+      "it steps by the parameter '" +
+      K.Decl->getParamDecl(*L.ThreadStartParamStep)->getNameAsString() +
+      "', a block-stride loop only where every launch passes its block size "
+      "there, and ";
+  if (Info.hasUnknownLaunches(K.Name))
+    return Step + "'" + K.Name +
+           "' is referenced other than by a <<<...>>> launch";
+  std::vector<const LaunchSite *> Launches = launchesOf(Info, K);
+  if (Launches.empty())
+    return Step + "no launch of '" + K.Name + K.TemplateArgs +
+           "' is in this file";
+  for (const LaunchSite *S : Launches)
+    if (!passesBlockX(*S, *L.ThreadStartParamStep))
+      return Step + "the launch at " + str(S->Loc) +
+             " does not pass the value of its 1-D block '" + S->Block.Text +
+             "' (the same variable or constant, in a launch whose arguments "
+             "change nothing)";
+  return "";
+}
+
+void markLaunchedBlockStrides(ProgramInfo &Info) {
+  for (KernelInfo &K : Info.Kernels) {
+    markLoops(K, Info);
+    for (KernelInfo &I : K.Instances)
+      markLoops(I, Info);
+  }
+}
+
 } // namespace kopt

@@ -45,6 +45,17 @@ struct LoopInfo {
   std::optional<int64_t> TripCount;
   unsigned Phase = 0;
   const clang::ForStmt *For = nullptr; ///< nullptr for while/do loops
+  /// A loop that starts at a thread's place in the block (`threadIdx.x`,
+  /// `start + threadIdx.x`) and steps by a constant: the step.
+  std::optional<int64_t> ThreadStartConstStep;
+  /// Such a loop stepping by a parameter of the kernel that it never
+  /// changes (llm.c's `i += block_size`): the parameter's index.
+  std::optional<unsigned> ThreadStartParamStep;
+  /// A BlockStride loop whose step is written as a constant (a macro, a
+  /// constexpr, a template argument) or a parameter that every launch's
+  /// blockDim.x equals (markLaunchedBlockStrides): the same loop as one
+  /// stepping by blockDim.x, in the kernels this file launches.
+  bool StepIsBlockSize = false;
   static llvm::StringRef kindName(Kind K);
 };
 
@@ -176,6 +187,9 @@ struct ProgramInfo {
   /// file, a block that is not a compile-time constant, two blocks).
   std::variant<BlockExtents, std::string>
   constantBlock(llvm::StringRef Kernel) const;
+  /// blockDim.x of every launch of K in this file (of K's own
+  /// instantiation for a template's), or why there is no one constant.
+  std::variant<int64_t, std::string> launchedBlockX(const KernelInfo &K) const;
   /// This program as a pass sees one instantiation of a template kernel:
   /// Instance in place of its template, and of the template's launches
   /// only those of that instantiation.
@@ -193,6 +207,28 @@ KernelInfo analyzeKernel(const clang::FunctionDecl *FD, clang::ASTContext &Ctx);
 /// Adds the launch sites of the host-side AST (and the kernels referenced
 /// other than by a launch) to Info.
 void findLaunchSites(clang::ASTContext &HostCtx, ProgramInfo &Info);
+
+/// Marks as BlockStride (StepIsBlockSize) the loops that step by a
+/// constant equal to blockDim.x of every launch of their kernel (or
+/// template instantiation) in Info, or by a parameter every launch passes
+/// the value of its 1-D block (`k<<<g, bs>>>(..., bs)`), when no launch is
+/// hidden.
+void markLaunchedBlockStrides(ProgramInfo &Info);
+
+/// Where a launch of K in Info may pass its block's x extent to an integer
+/// parameter (`k<<<g, bs>>>(..., bs)`, or a value equal to its constant x):
+/// a block size the kernel's code sees without blockDim.x, so another block
+/// size may change what it computes.
+std::optional<std::string> blockPassedToParameter(const ProgramInfo &Info,
+                                                  const KernelInfo &K);
+
+/// Why L, a loop of K that starts at a thread's place in the block and
+/// steps by a constant or a parameter (ThreadStartConstStep,
+/// ThreadStartParamStep), is not a block-stride loop by K's launches in
+/// Info; empty if it is one. A constant below 32 is not taken for a block
+/// size.
+std::string whyStepIsNotBlockSize(const ProgramInfo &Info, const KernelInfo &K,
+                                  const LoopInfo &L);
 
 /// Analyzes the kernels defined in the main file of Source.
 ProgramInfo analyzeProgram(ParsedSource &Source, llvm::StringRef GpuArch);

@@ -54,7 +54,21 @@ __global__ void row_max(const float *x, int *out, int cols) {
     out[row] = buf[0];
 }
 
+// The block size passed as an argument and used as the loop's step: with
+// another block size the threads would skip or repeat elements.
+// CHECK-DAG: named.cu:[[@LINE+2]]:17: remark: block size of 'row_max_step' not changed: the launch at [[@LINE+12]]:3 passes its block size to 'step' (the kernel may step or index by it)
+// TPB-DAG: named.cu:[[@LINE+1]]:17: remark: block-per-output kernel not run a thread a block: the launch at [[@LINE+11]]:3 passes its block size to 'step'
+__global__ void row_max_step(const float *x, int *out, int cols, int step) {
+  const int row = blockIdx.x;
+  int m = 0;
+  for (int c = threadIdx.x; c < cols; c += step)
+    m = max(m, (int)x[row * cols + c]);
+  atomicMax(&out[row], m);
+}
+
 void launch(const float *x, float *out, int *m, int rows, int cols) {
+  int threads = 256;
+  row_max_step<<<rows, threads>>>(x, m, cols, threads);
   rows_named<<<(rows + row_threads - 1) / row_threads, row_threads>>>(x, out, rows, cols);
   parts_by_row<<<rows, 256>>>(x, out, cols);
   row_max<<<rows, 256>>>(x, m, cols);
