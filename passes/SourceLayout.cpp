@@ -63,6 +63,19 @@ std::optional<std::pair<unsigned, unsigned>> exprOffsets(const Expr *E,
                         SM.getFileOffset(R.getEnd()));
 }
 
+std::optional<std::pair<unsigned, unsigned>>
+expandedExprOffsets(const Expr *E, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange R = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(E->getSourceRange()), SM,
+      Ctx.getLangOpts());
+  if (R.isInvalid() || !SM.isInMainFile(R.getBegin()) ||
+      !SM.isInMainFile(R.getEnd()))
+    return std::nullopt;
+  return std::make_pair(SM.getFileOffset(R.getBegin()),
+                        SM.getFileOffset(R.getEnd()));
+}
+
 /// Leading whitespace of the line holding Offset.
 std::vector<BuiltinUse> builtinUses(const Stmt *S, ASTContext &Ctx) {
   std::vector<BuiltinUse> Out;

@@ -40,6 +40,12 @@ stmtOffsets(const clang::Stmt *S, clang::ASTContext &Ctx);
 std::optional<std::pair<unsigned, unsigned>>
 exprOffsets(const clang::Expr *E, clang::ASTContext &Ctx);
 
+/// Like exprOffsets, but E may begin or end with a whole macro expansion
+/// (`(n + BLOCK - 1) / BLOCK`): the text it expands from, for an edit that
+/// keeps that text as written (wraps it) rather than rewrites inside it.
+std::optional<std::pair<unsigned, unsigned>>
+expandedExprOffsets(const clang::Expr *E, clang::ASTContext &Ctx);
+
 /// A read of threadIdx, blockIdx, blockDim or gridDim and its offsets
 /// (none when it is written in a macro).
 struct BuiltinUse {

@@ -103,7 +103,11 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
                        whyStepIsNotBlockSize(Ctx.info(), K, L));
         Found = true;
       }
-    if (std::optional<ElementRegion> R = matchOnePerThread(K)) {
+    auto BlockX = Ctx.info().launchedBlockX(K);
+    if (std::optional<ElementRegion> R = matchOnePerThread(
+            K, std::holds_alternative<int64_t>(BlockX)
+                   ? std::optional<int64_t>(std::get<int64_t>(BlockX))
+                   : std::nullopt)) {
       vectorizeOnePerThread(Ctx, K, *R);
       return;
     }
@@ -495,9 +499,11 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
                    "one-element-per-thread kernel not vectorized: " + *Why);
         return;
       }
+      // The grid is wrapped as written (`((GRID) + W - 1) / W`): it may
+      // end with a macro (`(n + BLOCK - 1) / BLOCK`).
       const Expr *G = L->Grid.Expr;
       std::optional<std::pair<unsigned, unsigned>> Off =
-          G ? exprOffsets(G, HC) : std::nullopt;
+          G ? expandedExprOffsets(G, HC) : std::nullopt;
       if (!Off || hasSideEffects(G, HC)) {
         Ctx.missed(K.Name, L->Loc,
                    "one-element-per-thread kernel not vectorized: the grid "

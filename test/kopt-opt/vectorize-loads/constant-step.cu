@@ -10,15 +10,16 @@
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
 // RUN: kopt-opt %s -passes=staged-loads -Rpass=staged-loads -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGED
 // REQUIRES: filecheck
-// REMARK-DAG: constant-step.cu:[[@LINE+33]]:3: remark: vectorized the block-stride loop: 'y' as float4
-// REMARK-DAG: constant-step.cu:[[@LINE+40]]:3: remark: vectorized the block-stride loop: 'x' as float4
-// REMARK-DAG: constant-step.cu:[[@LINE+44]]:3: remark: loop not vectorized: it steps by the constant 256, a block-stride loop only where that is blockDim.x, and every launch runs 512 threads in x
-// REMARK-DAG: constant-step.cu:[[@LINE+48]]:3: remark: loop not vectorized: it steps by the constant 256, a block-stride loop only where that is blockDim.x, and the block 'threads' of the launch at [[@LINE+73]]:3 is not a compile-time constant
-// REMARK-DAG: constant-step.cu:[[@LINE+52]]:3: remark: vectorized the block-stride loop: 'x' as float4
-// REMARK-DAG: constant-step.cu:[[@LINE+56]]:3: remark: loop not vectorized: it steps by the parameter 'step', a block-stride loop only where every launch passes its block size there, and the launch at [[@LINE+75]]:3 does not pass the value of its 1-D block 'threads'
-// REMARK-DAG: constant-step.cu:[[@LINE+61]]:3: remark: vectorized the block-stride loop: 'x' as float4
-// STAGED-DAG: constant-step.cu:[[@LINE+24]]:3: remark: staged 'row' through shared memory
-// STAGED-DAG: constant-step.cu:[[@LINE+33]]:3: remark: staged 'x' through shared memory as vector loads (2 per thread, blocks of 128 threads)
+// REMARK-DAG: constant-step.cu:[[@LINE+39]]:3: remark: vectorized the block-stride loop: 'y' as float4
+// REMARK-DAG: constant-step.cu:[[@LINE+46]]:3: remark: vectorized the block-stride loop: 'x' as float4
+// REMARK-DAG: constant-step.cu:[[@LINE+50]]:3: remark: loop not vectorized: it steps by the constant 256, a block-stride loop only where that is blockDim.x, and every launch runs 512 threads in x
+// REMARK-DAG: constant-step.cu:[[@LINE+54]]:3: remark: loop not vectorized: it steps by the constant 256, a block-stride loop only where that is blockDim.x, and the block 'threads' of the launch at [[@LINE+92]]:3 is not a compile-time constant
+// REMARK-DAG: constant-step.cu:[[@LINE+58]]:3: remark: vectorized the block-stride loop: 'x' as float4
+// REMARK-DAG: constant-step.cu:[[@LINE+62]]:3: remark: loop not vectorized: it steps by the parameter 'step', a block-stride loop only where every launch passes its block size there, and the launch at [[@LINE+94]]:3 does not pass the value of its 1-D block 'threads'
+// REMARK-DAG: constant-step.cu:[[@LINE+67]]:3: remark: vectorized the block-stride loop: 'x' as float4
+// REMARK-DAG: constant-step.cu:[[@LINE+71]]:17: remark: vectorized one-element-per-thread kernel: 'x' as float4 (4 x float), 'y' as float4 (4 x float); grid divided by 4 at the launch at [[@LINE+94]]:3
+// STAGED-DAG: constant-step.cu:[[@LINE+29]]:3: remark: staged 'row' through shared memory
+// STAGED-DAG: constant-step.cu:[[@LINE+38]]:3: remark: staged 'x' through shared memory as vector loads (2 per thread, blocks of 128 threads)
 // CHECK-LABEL: __global__ void scale_macro(
 // CHECK:         kopt_v += BLOCK
 // CHECK-LABEL: __global__ void scale_template(
@@ -33,7 +34,12 @@
 // CHECK-NOT:     kopt_v
 // CHECK-LABEL: __global__ void scale_local(
 // CHECK:         kopt_v += bs
+// CHECK-LABEL: __global__ void axpy_named(
+// CHECK:         const int kopt_g = blockIdx.x * BLOCK + threadIdx.x;
+// CHECK-LABEL: __global__ void axpy_named_other(
+// CHECK-NOT:     kopt_g
 // CHECK-LABEL: void launch(
+// CHECK:         axpy_named<<<(((n + BLOCK - 1) / BLOCK) + 4 - 1) / 4, BLOCK>>>(x, y, n);
 #include <cuda_runtime.h>
 
 #define BLOCK 256
@@ -81,6 +87,19 @@ __global__ void scale_local(const float *x, float *y, int n) {
     y[(long)blockIdx.x * n + i] = 2.f * x[(long)blockIdx.x * n + i];
 }
 
+// The one-element-per-thread index with the block size named.
+__global__ void axpy_named(const float *x, float *y, int n) {
+  int i = blockIdx.x * BLOCK + threadIdx.x;
+  if (i < n)
+    y[i] = 2.f * x[i];
+}
+
+__global__ void axpy_named_other(const float *x, float *y, int n) {
+  int i = blockIdx.x * BLOCK + threadIdx.x;
+  if (i < n)
+    y[i] = 2.f * x[i];
+}
+
 void launch(const float *x, float *y, float *out, int rows, int n,
             int threads) {
   scale_macro<<<rows, BLOCK>>>(x, y, out, n);
@@ -92,4 +111,6 @@ void launch(const float *x, float *y, float *out, int rows, int n,
   scale_param_other<<<rows, threads>>>(x, y, n, threads);
   scale_param_other<<<rows, threads>>>(x, y, n, 2 * threads);
   scale_local<<<rows, threads>>>(x, y, n);
+  axpy_named<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(x, y, n);
+  axpy_named_other<<<(n + 127) / 128, 128>>>(x, y, n);
 }

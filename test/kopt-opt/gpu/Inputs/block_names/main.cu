@@ -1,7 +1,8 @@
 // Block sizes as real code names them: a macro, a template argument, a
 // parameter every launch passes its block size to (llm.c's block_size), a
-// local copy of blockDim.x. The loops `i += BLOCK` and trees `BLOCK / 2`
-// are block-stride loops and canonical trees under these launches, and the
+// local copy of blockDim.x. The loops `i += BLOCK`, trees `BLOCK / 2` and
+// indices `blockIdx.x * BLOCK + threadIdx.x` are block-stride loops,
+// canonical trees and global thread indices under these launches, and the
 // passes take them. Prints every result (sums as hex, element-wise outputs
 // as a hash of their bytes): the original and the rewritten build must
 // print the same lines, bit for bit.
@@ -86,6 +87,12 @@ __global__ void shift_local(const float *x, float *y, int n) {
     y[(long)blockIdx.x * n + i] = x[(long)blockIdx.x * n + i] - 0.5f;
 }
 
+__global__ void axpy_named(const float *x, float *y, int n) {
+  int i = blockIdx.x * BLOCK + threadIdx.x;
+  if (i < n)
+    y[i] = 3.0f * x[i] + 0.25f;
+}
+
 static uint64_t hashBytes(const std::vector<float> &v) {
   uint64_t h = 1469598103934665603ull;
   const unsigned char *p = reinterpret_cast<const unsigned char *>(v.data());
@@ -136,6 +143,9 @@ int main() {
       sums("rowmax_template<128>");
       rowmax_template<512><<<rows, 512>>>(in, out, n);
       sums("rowmax_template<512>");
+      int total = rows * n;
+      axpy_named<<<(total + BLOCK - 1) / BLOCK, BLOCK>>>(in, y, total);
+      elements("axpy_named", BLOCK);
       for (int bs : sizes) {
         scale_param<<<rows, bs>>>(in, y, n, bs);
         elements("scale_param", bs);
