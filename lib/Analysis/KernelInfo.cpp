@@ -181,29 +181,6 @@ std::vector<const FunctionDecl *> findKernels(ASTContext &Ctx) {
 
 } // namespace
 
-std::variant<int64_t, std::string>
-ProgramInfo::launchedBlockX(const KernelInfo &K) const {
-  if (hasUnknownLaunches(K.Name))
-    return "'" + K.Name +
-           "' is referenced other than by a <<<...>>> launch: its blocks are "
-           "unknown";
-  std::optional<int64_t> X;
-  for (const LaunchSite *L : launchesOf(K.Name)) {
-    if (L->TemplateArgs != K.TemplateArgs)
-      continue;
-    if (!L->Block.Value.X)
-      return "the block '" + L->Block.Text + "' of the launch at " +
-             str(L->Loc) + " is not a compile-time constant";
-    if (X && *X != *L->Block.Value.X)
-      return "its launches run blocks of " + std::to_string(*X) + " and " +
-             std::to_string(*L->Block.Value.X) + " threads in x";
-    X = L->Block.Value.X;
-  }
-  if (!X)
-    return "no launch of '" + K.Name + K.TemplateArgs + "' in this file";
-  return *X;
-}
-
 ProgramInfo analyzeProgram(ParsedSource &Source, StringRef GpuArch) {
   resetMutationCache();
   ProgramInfo Info;

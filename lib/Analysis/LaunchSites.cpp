@@ -180,6 +180,7 @@ bool mayPassBlockX(const LaunchSite &L, unsigned Index) {
   return A && L.Block.Value.X && *A == *L.Block.Value.X;
 }
 
+/// The launches of K (of K's own instantiation for a template's).
 std::vector<const LaunchSite *> launchesOf(const ProgramInfo &Info,
                                            const KernelInfo &K) {
   std::vector<const LaunchSite *> Launches;
@@ -188,6 +189,31 @@ std::vector<const LaunchSite *> launchesOf(const ProgramInfo &Info,
       Launches.push_back(L);
   return Launches;
 }
+
+} // namespace
+
+std::variant<int64_t, std::string>
+ProgramInfo::launchedBlockX(const KernelInfo &K) const {
+  if (hasUnknownLaunches(K.Name))
+    return "'" + K.Name +
+           "' is referenced other than by a <<<...>>> launch: its blocks are "
+           "unknown";
+  std::optional<int64_t> X;
+  for (const LaunchSite *L : kopt::launchesOf(*this, K)) {
+    if (!L->Block.Value.X)
+      return "the block '" + L->Block.Text + "' of the launch at " +
+             str(L->Loc) + " is not a compile-time constant";
+    if (X && *X != *L->Block.Value.X)
+      return "its launches run blocks of " + std::to_string(*X) + " and " +
+             std::to_string(*L->Block.Value.X) + " threads in x";
+    X = L->Block.Value.X;
+  }
+  if (!X)
+    return "no launch of '" + K.Name + K.TemplateArgs + "' in this file";
+  return *X;
+}
+
+namespace {
 
 void markLoops(KernelInfo &K, const ProgramInfo &Info) {
   for (LoopInfo &L : K.Loops)
