@@ -60,7 +60,7 @@ std::optional<Refusal> checkConstSize(const ReductionTree &T,
   if (!T.ConstSize)
     return std::nullopt;
   int64_t C = *T.ConstSize;
-  std::string Start = "the tree starts from '" + T.ConstSizeText + " / 2' (" +
+  std::string Start = "the tree starts from '" + T.ConstStartText + "' (" +
                       std::to_string(C) + " threads), ";
   if (C < 32 || C > 1024 || !isPowerOf2_64(static_cast<uint64_t>(C)))
     return Refusal{Start + "not a power of two of 32 to 1024", T.Loc};

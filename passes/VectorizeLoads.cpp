@@ -322,6 +322,8 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
       auto Sizes = warpMultipleBlockSizes(Ctx.info(), K);
       const auto *Known = std::get_if<std::set<int64_t>>(&Sizes);
       Scope.OneWarpBlocks = Known && *Known == std::set<int64_t>{32};
+      if (Known && Known->size() == 1)
+        Scope.BlockX = *Known->begin();
       if (std::optional<Refusal> Why =
               checkPartialsCombined(K.Decl, L.For, Scope, AC)) {
         Ctx.missed(K.Name, Why->Loc, What + Why->Message);

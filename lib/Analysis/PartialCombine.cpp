@@ -243,10 +243,14 @@ private:
     // v = e, e not reading v: v holds no partial any more.
     if (AssignsV && countReferences(B->getRHS(), V) == 0)
       return unconditional(S) ? Level::Free : L;
-    // The store of a shared-memory tree of the same operation.
+    // The store of a shared-memory tree of the same operation. A tree
+    // from a constant (`BLOCK / 2`, `128`) covers the block only where
+    // every launch runs that many threads; otherwise it may leave some
+    // threads' partials out, and is not followed.
     if (L == Level::Thread && !Scope.Grid)
       for (const ReductionTree &T : Trees)
-        if (T.Store == S && refersTo(T.Value, V) && treeKind(T) == H.Kind)
+        if (T.Store == S && refersTo(T.Value, V) && treeKind(T) == H.Kind &&
+            (!T.ConstSize || T.ConstSize == Scope.BlockX))
           return L;
     // A shuffle step: v = op(v, __shfl_xor_sync(m, v, o)).
     if (updateKind(S, V, AC) == H.Kind &&

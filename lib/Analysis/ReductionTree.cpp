@@ -96,26 +96,45 @@ bool isPartnerSlot(const Expr *E, const ValueDecl *A, const VarDecl *Step,
 /// The loop head `for (T s = blockDim.x / 2; s > 0; s >>= 1)`: its variable.
 const VarDecl *matchTreeHead(const ForStmt *For, const ASTContext &Ctx,
                              const VarDecl **SizeVar, const Stmt *Scope,
-                             const Expr **SizeConst) {
+                             const Expr **SizeConst, bool *StartIsConst) {
   const auto *DS = dyn_cast_or_null<DeclStmt>(For->getInit());
   if (!DS || !DS->isSingleDecl())
     return nullptr;
   const auto *S = dyn_cast<VarDecl>(DS->getSingleDecl());
   if (!S || !S->getInit() || !S->getType()->isIntegerType())
     return nullptr;
-  const auto *Half = dyn_cast<BinaryOperator>(stripCasts(S->getInit()));
-  if (!Half ||
-      !((Half->getOpcode() == BO_Div && isIntLiteral(Half->getRHS(), 2, Ctx)) ||
-        (Half->getOpcode() == BO_Shr && isIntLiteral(Half->getRHS(), 1, Ctx))))
-    return nullptr;
   if (SizeConst)
     *SizeConst = nullptr;
-  const Expr *Size = Half->getLHS();
-  const auto *B = dyn_cast_or_null<VarDecl>(referencedVar(Size));
+  if (StartIsConst)
+    *StartIsConst = false;
+  const Expr *Start = stripCasts(S->getInit());
+  const auto *Half = dyn_cast<BinaryOperator>(Start);
+  bool IsHalf =
+      Half &&
+      ((Half->getOpcode() == BO_Div && isIntLiteral(Half->getRHS(), 2, Ctx)) ||
+       (Half->getOpcode() == BO_Shr && isIntLiteral(Half->getRHS(), 1, Ctx)));
+  const Expr *Size = IsHalf ? Half->getLHS() : nullptr;
+  if (!IsHalf) {
+    // `for (int s = 128; ...)`, `s = HALF_BLOCK`: a constant start that
+    // names no variable a thread could change.
+    const auto *V = dyn_cast_or_null<VarDecl>(referencedVar(Start));
+    if (!SizeConst || !StartIsConst || Start->isValueDependent() ||
+        !Start->isIntegerConstantExpr(Ctx) ||
+        (V && (V->hasLocalStorage() || isa<ParmVarDecl>(V))))
+      return nullptr;
+    *SizeConst = Start;
+    *StartIsConst = true;
+    if (SizeVar)
+      *SizeVar = nullptr;
+  }
+  const auto *B =
+      Size ? dyn_cast_or_null<VarDecl>(referencedVar(Size)) : nullptr;
   bool Local = B && (B->hasLocalStorage() || isa<ParmVarDecl>(B));
-  bool IsBlockDimX = isBuiltin(Size, BuiltinVar::BlockDim, 0);
-  if (!IsBlockDimX && !Local && SizeConst && !Size->isValueDependent() &&
-      Size->isIntegerConstantExpr(Ctx)) {
+  bool IsBlockDimX = Size && isBuiltin(Size, BuiltinVar::BlockDim, 0);
+  if (!Size) {
+    // The constant start, taken above.
+  } else if (!IsBlockDimX && !Local && SizeConst && !Size->isValueDependent() &&
+             Size->isIntegerConstantExpr(Ctx)) {
     // `BLOCK / 2` with BLOCK a macro or a constexpr.
     *SizeConst = Size;
     if (SizeVar)
@@ -268,7 +287,9 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
         return Refuse("this is warp-reduce's in-order tail already");
   const VarDecl *SizeVar = nullptr;
   const Expr *SizeConst = nullptr;
-  const VarDecl *S = matchTreeHead(Loop, AC, &SizeVar, Body, &SizeConst);
+  bool StartIsConst = false;
+  const VarDecl *S =
+      matchTreeHead(Loop, AC, &SizeVar, Body, &SizeConst, &StartIsConst);
   if (!S && F->isTemplated())
     if (const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit()))
       if (const auto *V = dyn_cast_or_null<VarDecl>(
@@ -280,7 +301,8 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
   if (!S || isModifiedIn(S, Loop->getBody()))
     return Refuse("the tree loop is not 'for (int s = blockDim.x / 2; "
                   "s > 0; s >>= 1)' (or 'B / 2' with B a parameter, a local "
-                  "that is never changed or a constant): the rewrite covers "
+                  "that is never changed or a constant, or a constant like "
+                  "'128'): the rewrite covers "
                   "blockDim.x threads");
   const char *StepShape = "the tree step is not 'if (t < s) A[t] = op(A[t], "
                           "A[t + s]); __syncthreads();' (or the barrier "
@@ -313,8 +335,11 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
   T.Loc = Loc;
   T.BlockSize = SizeVar;
   if (SizeConst) {
-    T.ConstSize = SizeConst->getIntegerConstantExpr(AC)->getExtValue();
-    T.ConstSizeText = oneLine(sourceText(SizeConst->getSourceRange(), AC));
+    int64_t C = SizeConst->getIntegerConstantExpr(AC)->getExtValue();
+    std::string Text = oneLine(sourceText(SizeConst->getSourceRange(), AC));
+    T.ConstSize = StartIsConst ? 2 * C : C;
+    T.ConstSizeText = StartIsConst ? "2 * " + Text : Text;
+    T.ConstStartText = StartIsConst ? Text : Text + " / 2";
   }
   T.SyncFirst = SyncFirst;
   const auto *UB = dyn_cast<BinaryOperator>(Update);

@@ -66,6 +66,10 @@ struct PartialScope {
   bool Grid = false;
   /// Every launch runs blocks of one warp: a warp's total is the block's.
   bool OneWarpBlocks = false;
+  /// Every launch runs 1-D blocks of this many threads: a shared-memory
+  /// tree from a constant (`BLOCK / 2`, `128`) covers the block only where
+  /// its size is this.
+  std::optional<int64_t> BlockX;
 };
 
 /// Why the state Loop (in F) carries is more than partials that only their

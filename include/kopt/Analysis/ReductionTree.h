@@ -49,12 +49,15 @@ struct ReductionTree {
   /// (llm.c's `for (int stride = block_size / 2; ...)`).
   const clang::VarDecl *BlockSize = nullptr;
   /// The loop starts at `C / 2` with C an integer constant expression (a
-  /// macro, a constexpr: `BLOCK / 2`): C's value, and C as the source
-  /// writes it. The tree is the same only where C == blockDim.x, which the
-  /// rewrite checks at run time unless every launch is known to run C
-  /// threads.
+  /// macro, a constexpr: `BLOCK / 2`), or at a constant S written whole
+  /// (`for (int s = 128; ...)`, C = 2 * S): C's value, C as the source
+  /// writes it (`BLOCK`, `2 * 128`) and the start as it reads in remarks
+  /// (`BLOCK / 2`, `128`). The tree is the same only where C == blockDim.x,
+  /// which the rewrite checks at run time unless every launch is known to
+  /// run C threads.
   std::optional<int64_t> ConstSize;
   std::string ConstSizeText;
+  std::string ConstStartText;
   /// The loop body is `{ __syncthreads(); if (t < s) ...; }`, the barrier
   /// before the step: the same rounds, without the barrier after the last
   /// (which the rewrite adds, as it adds one after the canonical form).
@@ -81,12 +84,15 @@ bool isPartnerSlot(const clang::Expr *E, const clang::ValueDecl *A,
 /// or local never changed in Scope: *SizeVar is then B, or null when B is
 /// a local initialized with blockDim.x. With SizeConst, the start may be
 /// `C / 2` with C an integer constant expression that names no local:
-/// *SizeConst is then C.
+/// *SizeConst is then C; or, with StartIsConst too, the start may be such
+/// a constant itself (`s = 128`): *SizeConst is then the start and
+/// *StartIsConst true.
 const clang::VarDecl *matchTreeHead(const clang::ForStmt *For,
                                     const clang::ASTContext &Ctx,
                                     const clang::VarDecl **SizeVar = nullptr,
                                     const clang::Stmt *Scope = nullptr,
-                                    const clang::Expr **SizeConst = nullptr);
+                                    const clang::Expr **SizeConst = nullptr,
+                                    bool *StartIsConst = nullptr);
 /// A loop that halves its variable and contains a barrier: what a tree
 /// looks like, whether or not it has a shape a pass handles.
 bool looksLikeTree(const clang::ForStmt *For, clang::ASTContext &AC);

@@ -241,13 +241,15 @@ __global__ void argmax(const float *x, int *out) {
   out[0] = bi[0];
 }
 
-// A tree that starts at a constant instead of blockDim.x / 2.
-// CHECK-DAG: missed.cu:[[@LINE+5]]:3: remark: tree not rewritten: the tree loop is not 'for (int s = blockDim.x / 2; s > 0; s >>= 1)' (or 'B / 2' with B a parameter, a local that is never changed or a constant): the rewrite covers blockDim.x threads [-Rpass-missed=warp-reduce]
-__global__ void constant_start(int *p) {
+// A tree that starts at a local instead of blockDim.x / 2 (a constant
+// start is taken: literal-start.cu).
+// CHECK-DAG: missed.cu:[[@LINE+6]]:3: remark: tree not rewritten: the tree loop is not 'for (int s = blockDim.x / 2; s > 0; s >>= 1)' (or 'B / 2' with B a parameter, a local that is never changed or a constant, or a constant like '128'): the rewrite covers blockDim.x threads [-Rpass-missed=warp-reduce]
+__global__ void local_start(int *p) {
   __shared__ int a[256];
+  int half = 128;
   a[threadIdx.x] = p[threadIdx.x];
   __syncthreads();
-  for (int s = 128; s > 0; s >>= 1) {
+  for (int s = half; s > 0; s >>= 1) {
     if (threadIdx.x < s)
       a[threadIdx.x] += a[threadIdx.x + s];
     __syncthreads();
@@ -461,7 +463,7 @@ void launch(int *p, float *f, double *d, short *h, const float *x, int n,
   short_sum<<<1, 256>>>(h);
   volatile_array<<<1, 256>>>(p);
   argmax<<<1, 256>>>(x, p);
-  constant_start<<<1, 256>>>(p);
+  local_start<<<1, 256>>>(p);
   strided_step<<<1, 256>>>(p);
   no_prelude<<<1, 256>>>(p);
   global_array<<<1, 256>>>(p);

@@ -1,6 +1,6 @@
 // Block sizes as real code names them: a macro, a template argument, a
 // parameter every launch passes its block size to (llm.c's block_size), a
-// local copy of blockDim.x. The loops `i += BLOCK`, trees `BLOCK / 2` and
+// local copy of blockDim.x, a literal tree start. The loops `i += BLOCK`, trees `BLOCK / 2` and
 // indices `blockIdx.x * BLOCK + threadIdx.x` are block-stride loops,
 // canonical trees and global thread indices under these launches, and the
 // passes take them. Prints every result (sums as hex, element-wise outputs
@@ -32,6 +32,25 @@ __global__ void rowsum_macro(const float *x, float *out, int n) {
   buf[threadIdx.x] = s;
   __syncthreads();
   for (int k = BLOCK / 2; k > 0; k >>= 1) {
+    if (threadIdx.x < k)
+      buf[threadIdx.x] += buf[threadIdx.x + k];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = buf[0];
+}
+
+// A tree from a literal, `s = 64`: the first 128 threads' partials, which
+// is the whole block only where 128 threads run (checked at run time: the
+// launches below also run 1024).
+__global__ void rowsum_literal(const float *x, float *out, int n) {
+  __shared__ float buf[1024];
+  float s = 0.0f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    s += x[(long)blockIdx.x * n + i];
+  buf[threadIdx.x] = s;
+  __syncthreads();
+  for (int k = 64; k > 0; k >>= 1) {
     if (threadIdx.x < k)
       buf[threadIdx.x] += buf[threadIdx.x + k];
     __syncthreads();
@@ -157,6 +176,10 @@ int main() {
         sums("sumsq_param");
         shift_local<<<rows, bs>>>(in, y, n);
         elements("shift_local", bs);
+        if (bs >= 128) {
+          rowsum_literal<<<rows, bs>>>(in, out, n);
+          sums("rowsum_literal");
+        }
       }
     }
   }
