@@ -504,13 +504,17 @@ def block_name(s, name):
 
 def respell(s, name, o):
     """The later spellings of a rendered 1-D kernel: the block size named in
-    the kernel (every launch runs that many threads), a template over the
-    element type and/or the block size."""
+    the kernel (every launch runs that many threads) or else a tree's start
+    written as a literal, a template over the element type and/or the block
+    size."""
     nm, b = block_name(s, name), s["block"]
     if s.get("bname") and nm:  # (a reduced finding may have lost the name)
         o.kernel = [line.replace("blockDim.x", nm)
                     .replace("st = %d / 2" % b, "st = %s / 2" % nm)
                     .replace("buf[%d];" % b, "buf[%s];" % nm)
+                    for line in o.kernel]
+    elif s.get("literal_start"):
+        o.kernel = [line.replace("st = %d / 2" % b, "st = %d" % (b // 2))
                     for line in o.kernel]
     params, args = [], []
     if s.get("tmpl_type"):

@@ -26,7 +26,8 @@ Kinds (what real code writes, and what the passes look for):
 
 Spellings every 1-D kind may take: the block size named inside the kernel
 (`blockIdx.x * K_THREADS + threadIdx.x`, `c += BLOCK`, `BLOCK / 2`) as a
-macro, a constexpr or a template parameter; the element type a template
+macro, a constexpr or a template parameter; a tree's start a literal
+(`st = 128`); the element type a template
 parameter (`template <typename T>`); a short loop of constant trip count
 (element-wise polynomials); a block-per-row loop over a constant head of
 32 or 64 elements (fewer than the block has threads); a block-per-row
@@ -146,6 +147,8 @@ def later_spellings(rng, s):
     # the block size named in the kernel where the launch names it too
     s["bname"] = s["tmpl_block"] or \
         s["block_spelling"] in ("define", "constexpr") and rng.random() < 0.5
+    # a tree from a literal, `st = 128`, where the block size has no name
+    s["literal_start"] = rng.random() < 0.3
 
 
 def random_program(seed, kernels):
