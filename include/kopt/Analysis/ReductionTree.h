@@ -64,9 +64,13 @@ struct ReductionTree {
   bool SyncFirst = false;
 };
 
-// Pieces of the tree's shape, shared with SelectionReduction. Scope is the
-// function body that locals like `t = threadIdx.x` are looked up in.
+// Pieces of the tree's shape (TreeShape.cpp), shared with
+// SelectionReduction. Scope is the function body that locals like `t =
+// threadIdx.x` are looked up in.
 
+/// An integer expression whose value is V (after casts).
+bool isIntLiteral(const clang::Expr *E, int64_t V,
+                  const clang::ASTContext &Ctx);
 /// threadIdx.x, directly or through a local initialized with it.
 bool isThreadIdxX(const clang::Expr *E, const clang::Stmt *Scope);
 /// A call of __syncthreads().
