@@ -45,6 +45,7 @@
 #include "DisjointRanges.h"
 #include "SourceLayout.h"
 #include "VectorCarrier.h"
+#include "kopt/Analysis/BlockParams.h"
 #include "kopt/Analysis/ElementwiseLoop.h"
 #include "kopt/Analysis/PartialCombine.h"
 #include "kopt/Analysis/ReductionTree.h"
@@ -324,6 +325,9 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
       Scope.OneWarpBlocks = Known && *Known == std::set<int64_t>{32};
       if (Known && Known->size() == 1)
         Scope.BlockX = *Known->begin();
+      for (unsigned I = 0; I < K.Decl->getNumParams(); ++I)
+        if (whyParamIsNotBlockX(Ctx.info(), K, I).empty())
+          Scope.BlockXParams.insert(K.Decl->getParamDecl(I));
       if (std::optional<Refusal> Why =
               checkPartialsCombined(K.Decl, L.For, Scope, AC)) {
         Ctx.missed(K.Name, Why->Loc, What + Why->Message);

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kopt/Analysis/BlockParams.h"
 #include "kopt/Analysis/KernelInfo.h"
 #include "kopt/Analysis/Matching.h"
 
@@ -261,21 +262,26 @@ std::string whyStepIsNotBlockSize(const ProgramInfo &Info, const KernelInfo &K,
   if (!L.ThreadStartParamStep || !K.Decl ||
       *L.ThreadStartParamStep >= K.Decl->getNumParams())
     return "it does not step by a constant or a parameter";
-  std::string Step =
-      "it steps by the parameter '" +
-      K.Decl->getParamDecl(*L.ThreadStartParamStep)->getNameAsString() +
-      "', a block-stride loop only where every launch passes its block size "
-      "there, and ";
+  std::string Why = whyParamIsNotBlockX(Info, K, *L.ThreadStartParamStep);
+  if (Why.empty())
+    return "";
+  return "it steps by the parameter '" +
+         K.Decl->getParamDecl(*L.ThreadStartParamStep)->getNameAsString() +
+         "', a block-stride loop only where every launch passes its block "
+         "size there, and " +
+         Why;
+}
+
+std::string whyParamIsNotBlockX(const ProgramInfo &Info, const KernelInfo &K,
+                                unsigned Index) {
   if (Info.hasUnknownLaunches(K.Name))
-    return Step + "'" + K.Name +
-           "' is referenced other than by a <<<...>>> launch";
+    return "'" + K.Name + "' is referenced other than by a <<<...>>> launch";
   std::vector<const LaunchSite *> Launches = launchesOf(Info, K);
   if (Launches.empty())
-    return Step + "no launch of '" + K.Name + K.TemplateArgs +
-           "' is in this file";
+    return "no launch of '" + K.Name + K.TemplateArgs + "' is in this file";
   for (const LaunchSite *S : Launches)
-    if (!passesBlockX(*S, *L.ThreadStartParamStep))
-      return Step + "the launch at " + str(S->Loc) +
+    if (!passesBlockX(*S, Index))
+      return "the launch at " + str(S->Loc) +
              " does not pass the value of its 1-D block '" + S->Block.Text +
              "' (the same variable or constant, in a launch whose arguments "
              "change nothing)";

@@ -244,13 +244,14 @@ private:
     if (AssignsV && countReferences(B->getRHS(), V) == 0)
       return unconditional(S) ? Level::Free : L;
     // The store of a shared-memory tree of the same operation. A tree
-    // from a constant (`BLOCK / 2`, `128`) covers the block only where
-    // every launch runs that many threads; otherwise it may leave some
-    // threads' partials out, and is not followed.
+    // from a constant (`BLOCK / 2`, `128`) or a variable (`B / 2`) covers
+    // the block only where every launch runs that many threads; otherwise
+    // it may leave some threads' partials out, and is not followed.
     if (L == Level::Thread && !Scope.Grid)
       for (const ReductionTree &T : Trees)
         if (T.Store == S && refersTo(T.Value, V) && treeKind(T) == H.Kind &&
-            (!T.ConstSize || T.ConstSize == Scope.BlockX))
+            (!T.ConstSize || T.ConstSize == Scope.BlockX) &&
+            (!T.BlockSize || Scope.BlockXParams.count(T.BlockSize)))
           return L;
     // A shuffle step: v = op(v, __shfl_xor_sync(m, v, o)).
     if (updateKind(S, V, AC) == H.Kind &&

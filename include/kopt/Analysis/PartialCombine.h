@@ -58,6 +58,7 @@
 #include "clang/AST/Stmt.h"
 
 #include <optional>
+#include <set>
 
 namespace kopt {
 
@@ -70,6 +71,9 @@ struct PartialScope {
   /// tree from a constant (`BLOCK / 2`, `128`) covers the block only where
   /// its size is this.
   std::optional<int64_t> BlockX;
+  /// The parameters every launch passes the value of its 1-D block to: a
+  /// tree from `B / 2` covers the block only where B is one of them.
+  std::set<const clang::VarDecl *> BlockXParams;
 };
 
 /// Why the state Loop (in F) carries is more than partials that only their
