@@ -850,8 +850,8 @@ EvaluationOutcome Evaluator::run() {
       T.join();
   }
   if (Options.OnDevice && referenceCachePolicy() != "off")
-    pruneReferenceCache(fs::path(cacheDir()) / "reference",
-                        referenceCacheMaxBytes());
+    pruneKeyedFiles(fs::path(cacheDir()) / "reference",
+                    referenceCacheMaxBytes());
   for (CompiledCandidate &C : Compiled) {
     if (!ReferenceCacheNote.empty())
       C.Record["messages"].push_back(ReferenceCacheNote);

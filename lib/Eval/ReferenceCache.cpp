@@ -29,8 +29,7 @@ std::uintmax_t referenceCacheMaxBytes() {
   return static_cast<std::uintmax_t>(Mb * 1024 * 1024);
 }
 
-std::uintmax_t pruneReferenceCache(const fs::path &Dir,
-                                   std::uintmax_t MaxBytes) {
+std::uintmax_t pruneKeyedFiles(const fs::path &Dir, std::uintmax_t MaxBytes) {
   struct Group {
     fs::file_time_type Used = fs::file_time_type::min();
     std::uintmax_t Bytes = 0;

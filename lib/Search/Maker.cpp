@@ -1,12 +1,20 @@
 //===- Maker.cpp - Candidates made by kopt-opt, side by side, once --------===//
 #include "kopt/Search/Maker.h"
 
+#include "kopt/Eval/Compiler.h"
+#include "kopt/Eval/ReferenceCache.h"
 #include "kopt/Eval/Sha256.h"
 #include "kopt/Spec/ProblemValidator.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <thread>
+
+#include <unistd.h>
+
+extern char **environ;
 
 namespace fs = std::filesystem;
 
@@ -27,12 +35,32 @@ std::string programIdentity(const std::string &Program) {
          std::to_string(EC ? 0 : Time.time_since_epoch().count());
 }
 
-/// Copies From to To through a temporary name, so that To is whole or
-/// absent.
+/// What kopt-opt's output may depend on besides its program, the recipe
+/// and the source: the nvcc its resource checks run (found as kopt-opt
+/// finds it) and the environment (CUDA_PATH, KOPT_NVCC, PATH, nvcc's own
+/// variables, a wrapper's settings), all of it but the variables a shell
+/// changes by itself. Searches from another shell may miss; none hits an
+/// output another setting made.
+std::string environmentIdentity() {
+  std::map<std::string, std::string> Vars;
+  for (char **E = environ; E && *E; ++E) {
+    std::string Var = *E;
+    std::string Name = Var.substr(0, Var.find('='));
+    if (Name != "PWD" && Name != "OLDPWD" && Name != "SHLVL" && Name != "_")
+      Vars[Name] = Var;
+  }
+  std::string Id = programIdentity(eval::findNvcc());
+  for (const auto &[Name, Var] : Vars)
+    Id += '\0' + Var;
+  return Id;
+}
+
+/// Copies From to To through a temporary name of this process and thread,
+/// so that To is whole or absent, also while other searches share the memo.
 bool copyWhole(const std::string &From, const std::string &To) {
   std::error_code EC;
   std::string Tmp =
-      To + ".tmp" +
+      To + ".tmp" + std::to_string(getpid()) + "-" +
       std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
   fs::copy_file(From, Tmp, fs::copy_options::overwrite_existing, EC);
   if (!EC)
@@ -44,9 +72,10 @@ bool copyWhole(const std::string &From, const std::string &To) {
 
 } // namespace
 
-Maker::Maker(const KoptOpt &Opt, std::string MemoDir, unsigned Workers)
-    : Opt(Opt), MemoDir(std::move(MemoDir)),
-      ProgramId(programIdentity(Opt.program())),
+Maker::Maker(const KoptOpt &Opt, std::string MemoDir, std::string ScratchDir,
+             unsigned Workers)
+    : Opt(Opt), MemoDir(std::move(MemoDir)), ScratchDir(std::move(ScratchDir)),
+      ProgramId(programIdentity(Opt.program()) + '\0' + environmentIdentity()),
       Workers(Workers ? Workers
                       : std::max(1u, std::thread::hardware_concurrency())) {}
 
@@ -68,6 +97,10 @@ bool Maker::copyOut(const std::string &Key, const MakeJob &J) const {
   fs::path Base = fs::path(MemoDir) / Key;
   if (!held(Key))
     return false;
+  // Used now: pruning removes the entries used longest ago first.
+  std::error_code EC;
+  fs::last_write_time(Base.string() + ".remarks.json",
+                      fs::file_time_type::clock::now(), EC);
   return copyWhole(Base.string() + ".remarks.json", J.Remarks) &&
          copyWhole(Base.string() + ".cu", J.Out);
 }
@@ -138,18 +171,18 @@ std::size_t Maker::prepare(const std::vector<MakeJob> &Jobs) {
     if (K.empty() || held(K) ||
         std::find(Keys.begin(), Keys.end(), K) != Keys.end())
       continue;
-    // Made into the memo's own directory, under the key.
+    // Made into this run's scratch directory, then remembered.
     MakeJob Ahead = J;
-    Ahead.Out = (fs::path(MemoDir) / ("ahead-" + K + ".cu")).string();
+    Ahead.Out = (fs::path(ScratchDir) / ("ahead-" + K + ".cu")).string();
     Ahead.Remarks =
-        (fs::path(MemoDir) / ("ahead-" + K + ".remarks.json")).string();
+        (fs::path(ScratchDir) / ("ahead-" + K + ".remarks.json")).string();
     Todo.push_back(Ahead);
     Keys.push_back(K);
   }
   std::error_code EC;
-  fs::create_directories(MemoDir, EC);
+  fs::create_directories(ScratchDir, EC);
   std::vector<MadeCandidate> Out =
-      run(Todo, (fs::path(MemoDir) / "ahead-batch").string(), true);
+      run(Todo, (fs::path(ScratchDir) / "ahead-batch").string(), true);
   std::size_t Made = 0;
   for (std::size_t I = 0; I < Todo.size(); ++I) {
     if (Out[I].Ok) {
@@ -160,6 +193,22 @@ std::size_t Maker::prepare(const std::vector<MakeJob> &Jobs) {
     fs::remove(Todo[I].Remarks, EC);
   }
   return Made;
+}
+
+std::uintmax_t Maker::prune(std::uintmax_t MaxBytes) const {
+  std::error_code EC;
+  if (!fs::is_directory(MemoDir, EC))
+    return 0;
+  // KEY.cu and KEY.remarks.json are one entry, used when its .json was.
+  return eval::pruneKeyedFiles(MemoDir, MaxBytes);
+}
+
+std::uintmax_t Maker::defaultMaxBytes() {
+  double Mb = 512;
+  if (const char *Env = std::getenv("KOPT_MAKE_MEMO_MAX_MB"))
+    if (double V = std::atof(Env); V > 0)
+      Mb = V;
+  return static_cast<std::uintmax_t>(Mb * 1024 * 1024);
 }
 
 } // namespace kopt::search

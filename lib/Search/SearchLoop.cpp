@@ -248,6 +248,8 @@ SearchResult Loop::run(const std::string &DefaultPipeline) {
   R.Stats.Best = nullptr; // points into All, which goes away
   R.Stats.MadeAhead = Ahead.made();
   R.Stats.MemoHits = Make.memoHits();
+  if (!O.MemoDir.empty())
+    Make.prune(Maker::defaultMaxBytes());
   R.Stats.ElapsedSeconds = elapsed();
   return R;
 }

@@ -70,7 +70,10 @@ public:
       : P(P), S(S), E(E), Opt(Opt), Strategy(Strategy),
         Proposers(std::move(Proposers)), O(O),
         Start(std::chrono::steady_clock::now()),
-        Make(Opt, (fs::path(O.WorkDir) / "made").string(), O.Jobs) {}
+        Make(Opt,
+             O.MemoDir.empty() ? (fs::path(O.WorkDir) / "made").string()
+                               : O.MemoDir,
+             O.WorkDir, O.Jobs) {}
 
   SearchResult run(const std::string &DefaultPipeline);
 

@@ -60,6 +60,13 @@ SEARCH OPTIONS
                          stream and its work must be capturable.
   --jobs N               kopt-opt processes side by side (default: cores).
   --keep-work            Keep DIR/work (candidate sources and remarks).
+  --make-memo DIR        Where made candidates are kept (by kopt-opt, nvcc,
+                         the environment, the recipe and the source) for
+                         this and later searches; default: made/ in the
+                         cache directory ($KOPT_CACHE_DIR, else
+                         $XDG_CACHE_HOME/kopt or ~/.cache/kopt), at most
+                         $KOPT_MAKE_MEMO_MAX_MB (512) MB. "run":
+                         DIR/work/made, this run's alone.
   --look-ahead           Make the likeliest next round's children while
                          the device evaluates (the search takes the same
                          steps either way; off by default: it has not made
@@ -159,6 +166,7 @@ const std::map<std::string, std::string CommandLine::*> StringOptions = {
     {"--simulate", &CommandLine::Simulate},
     {"--kopt-opt", &CommandLine::KoptOptPath},
     {"--kopt-bench", &CommandLine::KoptBenchPath},
+    {"--make-memo", &CommandLine::MakeMemo},
     {"--arch", &CommandLine::Arch},
     {"--llm-provider", &CommandLine::LLMProvider},
     {"--llm-model", &CommandLine::LLMModel},

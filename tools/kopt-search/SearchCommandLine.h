@@ -26,6 +26,9 @@ struct CommandLine {
   /// exactly when the llm proposer is used.
   std::optional<bool> Contain;
   std::string Simulate, KoptOptPath, KoptBenchPath, Arch = "sm_90a";
+  /// --make-memo: a directory, "run" (DIR/work/made), or empty (the
+  /// cache directory's made/).
+  std::string MakeMemo;
   double TimeoutSeconds = 0;
   unsigned Jobs = 0;
   // The LLM proposer (--proposers ...,llm).

@@ -10,6 +10,7 @@
 #include "LLMSetup.h"
 #endif
 
+#include "kopt/Eval/DeviceProbe.h"
 #include "kopt/Eval/Process.h"
 #include "kopt/Search/Executor.h"
 #include "kopt/Search/KoptOpt.h"
@@ -241,6 +242,10 @@ int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
   O.Jobs = CL.Jobs;
   O.LookAhead = CL.LookAhead;
   O.WorkDir = (OutDir / "work").string();
+  if (CL.MakeMemo.empty())
+    O.MemoDir = (fs::path(eval::defaultCacheDir()) / "made").string();
+  else if (CL.MakeMemo != "run")
+    O.MemoDir = CL.MakeMemo;
   O.Interrupted = [] { return Interrupted.load(); };
   O.OnProgress = [&](const SearchStats &St) { Bar.update(St); };
   SearchResult R = runSearch(P, S, *Exec, Opt, *Strategy, Proposers,

@@ -42,12 +42,12 @@ TEST(ReferenceCache, PruneRemovesWholeGroupsOldestFirst) {
     int Age = G == 1 ? 300 : (G == 0 ? 200 : 100);
     fs::last_write_time(Dir / (K + ".json"), Now - std::chrono::seconds(Age));
   }
-  EXPECT_EQ(pruneReferenceCache(Dir, 1u << 20), 0u); // under the bound
-  EXPECT_EQ(pruneReferenceCache(Dir, 4500), 2100u);  // one group goes
+  EXPECT_EQ(pruneKeyedFiles(Dir, 1u << 20), 0u); // under the bound
+  EXPECT_EQ(pruneKeyedFiles(Dir, 4500), 2100u);  // one group goes
   EXPECT_FALSE(fs::exists(Dir / "bbb.json"));
   EXPECT_FALSE(fs::exists(Dir / "bbb-shape0-seed1.bin"));
   EXPECT_TRUE(fs::exists(Dir / "aaa-shape0-seed1.bin"));
-  EXPECT_EQ(pruneReferenceCache(Dir, 0), 4200u); // everything
+  EXPECT_EQ(pruneKeyedFiles(Dir, 0), 4200u); // everything
   EXPECT_TRUE(fs::is_empty(Dir));
   fs::remove_all(Dir);
 }

@@ -26,10 +26,14 @@ std::string referenceCacheKey(const std::string &LibraryBytes,
 /// $KOPT_REFERENCE_CACHE_MAX_MB (default 4096) in bytes.
 std::uintmax_t referenceCacheMaxBytes();
 
-/// Removes the least recently used manifests, with their entries, until the
-/// files in \p Dir take at most \p MaxBytes. Returns the bytes removed.
-std::uintmax_t pruneReferenceCache(const std::filesystem::path &Dir,
-                                   std::uintmax_t MaxBytes);
+/// Removes the least recently used entries of a cache of files until the
+/// files in \p Dir take at most \p MaxBytes; the bytes removed. An entry is
+/// the files whose names start with the same key (up to the first '-' or
+/// '.'), used when its .json file last changed: the reference cache's
+/// KEY.json with its KEY-shapeN-seedS.bin, kopt-search's make memo's
+/// KEY.remarks.json with its KEY.cu.
+std::uintmax_t pruneKeyedFiles(const std::filesystem::path &Dir,
+                               std::uintmax_t MaxBytes);
 
 } // namespace kopt::eval
 

@@ -69,6 +69,9 @@ struct SearchOptions {
   Budgets Limits;
   bool DryRun = false;
   std::string WorkDir; // candidate sources and remarks go here
+  /// The make memo (Maker.h), which searches may share; empty: WorkDir/made,
+  /// this run's alone.
+  std::string MemoDir;
   std::function<bool()> Interrupted;
   std::function<void(const SearchStats &)> OnProgress;
   unsigned Jobs = 0; // kopt-opt processes side by side; 0: one per core
