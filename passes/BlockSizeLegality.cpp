@@ -7,6 +7,7 @@
 
 #include "BlockSizeLegality.h"
 #include "kopt/Analysis/Mutation.h"
+#include "kopt/Analysis/ReductionTree.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/TypeLoc.h"
@@ -279,6 +280,24 @@ private:
                 "changes the rounding (reassociate=true allows it)";
           return;
         }
+      // A tree that starts from a constant (`for (s = 64; s > 0; s >>= 1)`
+      // around a barrier) combines a fixed number of slots: with another
+      // block size it would leave threads out or read past the ones there.
+      if (const auto *For = dyn_cast<ForStmt>(S);
+          For && looksLikeTree(For, AC)) {
+        const Expr *Size = nullptr;
+        bool StartIsConst = false;
+        if (matchTreeHead(For, AC, nullptr, Body, &Size, &StartIsConst) && Size)
+          if (std::optional<llvm::APSInt> C =
+                  Size->getIntegerConstantExpr(AC)) {
+            int64_t Threads =
+                StartIsConst ? 2 * C->getExtValue() : C->getExtValue();
+            Why = "its tree at " + at(For->getBeginLoc(), AC) +
+                  " starts from a constant: it combines " +
+                  std::to_string(Threads) + " threads whatever the block size";
+            return;
+          }
+      }
       if (const auto *Lit = dyn_cast<IntegerLiteral>(S);
           Lit && Lit->getValue() == uint64_t(B)) {
         Why = "it uses the constant " + std::to_string(B) +

@@ -9,7 +9,9 @@
 //   Kernel (with the device functions of the file it calls): no threadIdx.y/z
 //   or blockDim.y/z; no integer constant equal to B (`partial[threadIdx.x +
 //   128]` hides the block size in arithmetic: 128 is caught when B is 128,
-//   and comparisons of threadIdx.x with a constant above a warp are refused);
+//   and comparisons of threadIdx.x with a constant above a warp are refused;
+//   nor a tree that starts from a constant, `for (s = 64; s > 0; s >>= 1)`
+//   around a barrier, which combines as many slots whatever the block size);
 //   a __shared__ array of exactly B elements (one slot a thread) follows the
 //   block size (the caller resizes it), any other shared array indexed by
 //   threadIdx.x or blockDim.x is refused, and dynamic shared memory is

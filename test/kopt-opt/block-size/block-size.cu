@@ -113,6 +113,23 @@ __global__ void macro_size(float *x) {
   m[threadIdx.x] = x[threadIdx.x];
   x[threadIdx.x] = m[threadIdx.x];
 }
+// A tree from a constant combines as many slots whatever the block size
+// (with 128 threads this one would read past 'buf' and skip slots).
+// REMARK-DAG: block-size.cu:[[@LINE+1]]:17: remark: block size of 'const_tree' not changed: its tree at [[@LINE+9]]:3 starts from a constant: it combines 256 threads whatever the block size [-Rpass-missed=block-size]
+__global__ void const_tree(const float *x, float *out, int cols) {
+  int tid = threadIdx.x;
+  float s = 0;
+  for (int c = tid; c < cols; c += blockDim.x)
+    s += x[blockIdx.x * cols + c];
+  __shared__ float buf[256];
+  buf[tid] = s;
+  __syncthreads();
+  for (int st = 128; st > 0; st >>= 1) {
+    if (tid < st) buf[tid] += buf[tid + st];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = buf[0];
+}
 // REMARK-DAG: block-size.cu:[[@LINE+1]]:17: remark: block size of 'unguarded' not changed: the thread index at [[@LINE+1]]:41 is not compared with a bound (the kernel may rely on the exact number of threads) [-Rpass-missed=block-size]
 __global__ void unguarded(float *x) { x[blockIdx.x * blockDim.x + threadIdx.x] = 0.0f; }
 // REMARK-DAG: block-size.cu:[[@LINE+1]]:17: remark: block size of 'mixed' not changed: it uses blockIdx.x both on its own and combined with blockDim.x (at [[@LINE+1]]:102) [-Rpass-missed=block-size]
@@ -156,6 +173,7 @@ void launch(float *x, int n, int rows, int threads) {
   dynamic<<<1, 256, 1024>>>(x);
   macro_size<<<1, 256>>>(x);
   unguarded<<<n / 256, 256>>>(x);
+  const_tree<<<rows, 256>>>(x, x, n);
   mixed<<<n, 256>>>(x, n);
   two_sizes<<<1, 256>>>(x);
   two_sizes<<<1, 512>>>(x);
