@@ -54,6 +54,21 @@ def wait_running(timeout=60):
     raise SystemExit("no task started running")
 
 
+def wait_task_process(timeout=30):
+    """A task is RUNNING in slurmctld before slurmd has started its process,
+    and a scancel that comes in between can be lost: wait for the process."""
+    end = time.time() + timeout
+    while time.time() < end:
+        for pid in os.listdir("/proc"):
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    if b"__slurm-task" in f.read():
+                        return
+            except (OSError, ValueError):
+                pass
+        time.sleep(0.1)
+
+
 def wait_exit(proc, timeout=180):
     try:
         return proc.wait(timeout=timeout)
@@ -126,6 +141,7 @@ def main():
                 proc = search(out, problem, slow(6000, 2), retries=retries,
                               background=True)
                 victim = wait_running()[0]
+                wait_task_process()
                 run(["scancel", victim])
                 rc = wait_exit(proc)
                 state = ended_state(out, victim)
