@@ -1,85 +1,164 @@
-//===- SearchEvaluate.cpp - Evaluating, looking ahead, repairing ---------===//
+//===- SearchEvaluate.cpp - The pipeline, looking ahead, repairing -------===//
 #include "SearchLoopImpl.h"
 
 namespace kopt::search::detail {
 
-/// Evaluates validated candidates a batch at a time (the executor's), so a
-/// budget or an interruption stops the search between evaluations and each
-/// verdict is stored as soon as it exists.
-bool Loop::evaluateValidated() {
-  std::vector<Candidate *> Waiting;
+/// The round's pending candidates, a chunk at a time: made, validated,
+/// queued for the device. With O.Overlap the device evaluates a batch while
+/// the next chunk is made and compiled; without, each chunk's candidates
+/// are evaluated before the next is made. Either way the candidates are
+/// taken in id order and evaluated in batches of the executor's size, and
+/// making stops once the queue holds what --budget-candidates lets this
+/// run evaluate: the two orders store the same candidates (with the
+/// deterministic simulated executor, the same verdicts).
+bool Loop::processPending() {
+  bool Ok = pipeline();
+  // A batch under way when the pipeline stops was paid for: stored.
+  if (InFlight && !land())
+    Ok = false;
+  Queue.clear();
+  Queued.clear();
+  // Repairs add candidates (and reload All): only once nothing is under way.
+  return Ok && repairFailed();
+}
+
+bool Loop::pipeline() {
+  std::size_t Batch = std::max<std::size_t>(1, E.batchSize());
+  // The first chunk is one batch, so the device starts early; the next ones
+  // keep every kopt-opt worker busy. A dry run has no device to feed.
+  std::size_t Chunk = O.DryRun ? SIZE_MAX : Batch;
+  for (std::size_t Count = 1; Count;) {
+    if (!O.DryRun && (budgetQueued() || stopRequested()))
+      break;
+    if (!makePending(Chunk, Count) || !validateMade())
+      return false;
+    if (O.DryRun)
+      continue;
+    queueValidated();
+    if (O.Overlap) {
+      if (landed() && !land())
+        return false;
+      if (!launch())
+        return false;
+    } else {
+      while (!Queue.empty())
+        if (!launch() || !land())
+          return false;
+    }
+    Chunk = 2 * std::max<std::size_t>(Batch, Make.workers());
+  }
+  if (O.DryRun)
+    return true;
+  queueValidated(); // a resumed run's, when nothing was pending
+  while (InFlight || !Queue.empty()) {
+    if (InFlight && !land())
+      return false;
+    if (!launch())
+      return false;
+  }
+  return true;
+}
+
+void Loop::queueValidated() {
   for (Candidate &C : All)
     if (!C.Eval &&
-        (C.Status == status::Validated || isEvaluationStatus(C.Status)))
-      Waiting.push_back(&C);
-  for (std::size_t At = 0; At < Waiting.size();) {
-    if (stopRequested())
-      return false;
-    std::size_t Take = std::max<std::size_t>(1, E.batchSize());
-    if (O.Limits.Candidates)
-      Take =
-          std::min<std::size_t>(Take, *O.Limits.Candidates - R.Stats.Evaluated);
-    Take = std::min(Take, Waiting.size() - At);
-    std::vector<std::string> Paths;
-    std::string Ids;
-    for (std::size_t I = At; I < At + Take; ++I) {
-      Paths.push_back((fs::path(O.WorkDir) /
-                       ("cand-" + std::to_string(Waiting[I]->Id) + ".cu"))
-                          .string());
-      std::ofstream(Paths.back()) << Waiting[I]->Source;
-      Ids += (Ids.empty() ? "#" : ", #") + std::to_string(Waiting[I]->Id);
-    }
-    progress("evaluating " + Ids);
-    std::vector<std::string> Errors;
-    std::vector<Evaluation> V;
-    {
-      // The device evaluates while the CPU makes what the next round may
-      // ask for (lookAhead, AheadWorker): the GPU waits less for the next
-      // round. The worker runs only while this thread waits here.
-      // Without it the evaluation runs on this thread, as it always did.
-      PhaseTimer Time(R.Stats.PhaseSeconds["evaluating"]);
-      double Busy = 0;
-      auto Evaluate = [&] {
-        PhaseTimer Device(Busy);
-        return E.evaluate(P, Paths, Errors);
-      };
-      if (O.LookAhead && !O.DryRun) {
-        std::future<std::vector<Evaluation>> Running =
-            std::async(std::launch::async, Evaluate);
-        Ahead.run(true);
-        lookAhead({Waiting.begin() + At, Waiting.begin() + At + Take}, Running);
-        V = Running.get();
-        Ahead.run(false);
-      } else {
-        V = Evaluate();
-      }
-      R.Stats.GpuBusySeconds += Busy;
-      LastBatchSeconds = Busy;
-    }
-    if (!Errors.empty() && O.Interrupted && O.Interrupted()) {
-      R.StoppedBy = "interrupted"; // an executor that gave up waiting
-      return false;
-    }
-    if (!Errors.empty() || V.size() != Paths.size())
-      return fail(Errors.empty() ? "the evaluator returned no verdicts"
-                                 : Errors.front());
-    for (std::size_t I = 0; I < Take; ++I) {
-      Candidate &C = *Waiting[At + I];
-      if (!S.addEvaluation(C.Id, V[I]))
-        return fail("the store: " + S.lastError());
-      C.Eval = V[I];
-      C.Status = V[I].Status;
-      if (!V[I].Reason.empty())
-        C.Reason = V[I].Reason;
-      ++R.Stats.Evaluated;
-      R.Stats.GpuSeconds += V[I].GpuSeconds;
-      if (V[I].Status != "ok")
-        ++R.Stats.Failures[V[I].Status];
-    }
-    R.Stats.Best = bestCandidate(All);
-    At += Take;
-    progress("evaluated " + Ids);
+        (C.Status == status::Validated || isEvaluationStatus(C.Status)) &&
+        Queued.insert(C.Id).second)
+      Queue.push_back(&C);
+}
+
+bool Loop::budgetQueued() const {
+  std::size_t Flying = InFlight ? InFlight->Batch.size() : 0;
+  return O.Limits.Candidates &&
+         R.Stats.Evaluated + (long)(Flying + Queue.size()) >=
+             *O.Limits.Candidates;
+}
+
+/// Starts a batch (the executor's size) so that a budget or an
+/// interruption stops the search between evaluations.
+bool Loop::launch() {
+  if (InFlight || Queue.empty())
+    return true;
+  if (stopRequested())
+    return false;
+  std::size_t Take = std::max<std::size_t>(1, E.batchSize());
+  if (O.Limits.Candidates)
+    Take =
+        std::min<std::size_t>(Take, *O.Limits.Candidates - R.Stats.Evaluated);
+  Take = std::min(Take, Queue.size());
+  Flight &F = InFlight.emplace();
+  std::vector<std::string> Paths;
+  for (std::size_t I = 0; I < Take; ++I) {
+    Candidate *C = Queue.front();
+    Queue.pop_front();
+    F.Batch.push_back(C);
+    Paths.push_back(
+        (fs::path(O.WorkDir) / ("cand-" + std::to_string(C->Id) + ".cu"))
+            .string());
+    std::ofstream(Paths.back()) << C->Source;
+    F.Ids += (F.Ids.empty() ? "#" : ", #") + std::to_string(C->Id);
   }
+  progress("evaluating " + F.Ids);
+  // The executor runs on a thread of its own; this thread goes on making
+  // (Overlap) or looks ahead while it waits (land).
+  F.Result = std::async(std::launch::async, [this, Paths] {
+    BatchResult B;
+    PhaseTimer Device(B.Busy);
+    B.Verdicts = E.evaluate(P, Paths, B.Errors);
+    return B;
+  });
+  return true;
+}
+
+bool Loop::land() {
+  if (!InFlight)
+    return true;
+  Flight &F = *InFlight;
+  BatchResult B;
+  {
+    // While the device evaluates, the CPU makes what the next round may
+    // ask for (lookAhead, AheadWorker): the GPU waits less for the next
+    // round. The worker runs only while this thread waits here.
+    PhaseTimer Time(R.Stats.PhaseSeconds["evaluating"]);
+    if (O.LookAhead && !O.DryRun &&
+        F.Result.wait_for(std::chrono::seconds(0)) !=
+            std::future_status::ready) {
+      Ahead.run(true);
+      lookAhead(F.Batch, F.Result);
+      B = F.Result.get();
+      Ahead.run(false);
+    } else {
+      B = F.Result.get();
+    }
+  }
+  std::vector<Candidate *> Batch = std::move(F.Batch);
+  std::string Ids = std::move(F.Ids);
+  InFlight.reset();
+  R.Stats.GpuBusySeconds += B.Busy;
+  LastBatchSeconds = B.Busy;
+  if (!B.Errors.empty() && O.Interrupted && O.Interrupted()) {
+    R.StoppedBy = "interrupted"; // an executor that gave up waiting
+    return false;
+  }
+  if (!B.Errors.empty() || B.Verdicts.size() != Batch.size())
+    return fail(B.Errors.empty() ? "the evaluator returned no verdicts"
+                                 : B.Errors.front());
+  for (std::size_t I = 0; I < Batch.size(); ++I) {
+    Candidate &C = *Batch[I];
+    Evaluation &V = B.Verdicts[I];
+    if (!S.addEvaluation(C.Id, V))
+      return fail("the store: " + S.lastError());
+    C.Eval = V;
+    C.Status = V.Status;
+    if (!V.Reason.empty())
+      C.Reason = V.Reason;
+    ++R.Stats.Evaluated;
+    R.Stats.GpuSeconds += V.GpuSeconds;
+    if (V.Status != "ok")
+      ++R.Stats.Failures[V.Status];
+  }
+  R.Stats.Best = bestCandidate(All);
+  progress("evaluated " + Ids);
   return true;
 }
 
@@ -93,7 +172,7 @@ bool Loop::evaluateValidated() {
 /// exchange), with its own skip counts, and nothing is stored: the search
 /// takes the same steps with or without it.
 void Loop::lookAhead(const std::vector<Candidate *> &Evaluating,
-                     std::future<std::vector<Evaluation>> &Running) {
+                     std::future<BatchResult> &Running) {
   PhaseTimer Time(R.Stats.PhaseSeconds["ahead"]);
   auto Begin = std::chrono::steady_clock::now();
   auto Stop = [&] {

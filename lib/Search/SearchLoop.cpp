@@ -49,13 +49,15 @@ MadeCandidate Loop::make(const Candidate &C,
   return {!EC, EC ? "cannot copy the source: " + EC.message() : ""};
 }
 
-/// Makes every pending candidate with kopt-opt, side by side, then settles
-/// duplicates of source in id order (so a run and its resumption agree).
-bool Loop::makePending() {
+/// Makes the first \p Max pending candidates with kopt-opt, side by side,
+/// then settles duplicates of source in id order (so a run and its
+/// resumption agree).
+bool Loop::makePending(std::size_t Max, std::size_t &Count) {
   std::vector<Candidate *> Pending;
   for (Candidate &C : All)
-    if (C.Status == status::Pending)
+    if (C.Status == status::Pending && Pending.size() < Max)
       Pending.push_back(&C);
+  Count = Pending.size();
   if (Pending.empty())
     return true;
   progress("making " + std::to_string(Pending.size()) + " candidates");

@@ -2,7 +2,8 @@
 //
 // The Loop of SearchLoop.h, shared by the files that define its steps:
 // SearchLoop.cpp (making, validating, expanding, the run) and
-// SearchEvaluate.cpp (evaluating, looking ahead, repairing).
+// SearchEvaluate.cpp (the pipeline: evaluating while making; looking
+// ahead, repairing).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KOPT_SEARCH_SEARCHLOOPIMPL_H
@@ -23,10 +24,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -99,6 +102,22 @@ private:
   std::set<std::int64_t> AheadProposed;
   double ProposeSeconds = 0;
   double LastBatchSeconds = 0; // the device's time for the last batch
+  /// What an evaluation thread brings back.
+  struct BatchResult {
+    std::vector<Evaluation> Verdicts;
+    std::vector<std::string> Errors;
+    double Busy = 0; // seconds the evaluation took
+  };
+  /// The batch on the device. Its candidates point into All, which is not
+  /// reloaded while a batch is under way (processPending lands it first).
+  struct Flight {
+    std::vector<Candidate *> Batch;
+    std::string Ids;
+    std::future<BatchResult> Result;
+  };
+  std::optional<Flight> InFlight;
+  std::deque<Candidate *> Queue; // validated, waiting for the device
+  std::set<std::int64_t> Queued;
 
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -140,6 +159,8 @@ private:
   }
   void progress(const std::string &Phase) {
     R.Stats.Phase = Phase;
+    if (InFlight && Phase.rfind("evaluat", 0) != 0)
+      R.Stats.Phase += " (evaluating " + InFlight->Ids + ")";
     R.Stats.ElapsedSeconds = elapsed();
     if (O.OnProgress)
       O.OnProgress(R.Stats);
@@ -184,14 +205,30 @@ private:
   std::string baseOf(const Candidate &C) const {
     return (fs::path(O.WorkDir) / ("cand-" + std::to_string(C.Id))).string();
   }
-  bool makePending();
+  /// Makes the first \p Max pending candidates; \p Count: how many.
+  bool makePending(std::size_t Max, std::size_t &Count);
   bool repairFailed();
   std::string withoutWorkDir(std::string Message) const;
   bool validateMade();
-  bool evaluateValidated();
-  bool processPending() {
-    return makePending() && validateMade() && repairFailed() &&
-           (O.DryRun || evaluateValidated());
+  /// The round's pending candidates made, validated and evaluated a chunk
+  /// at a time (SearchEvaluate.cpp); with Overlap, the device evaluates a
+  /// batch while the next chunk is made and compiled. False: stop.
+  bool processPending();
+  bool pipeline();
+  /// Queues the candidates validated and not evaluated, in id order.
+  void queueValidated();
+  /// Whether the queue and the device hold what --budget-candidates lets
+  /// this run evaluate.
+  bool budgetQueued() const;
+  /// Starts the queue's next batch on the device if none is under way;
+  /// false when a budget or an interruption says stop.
+  bool launch();
+  /// Waits for the batch under way (looking ahead meanwhile) and stores
+  /// its verdicts; false on a problem error or an interruption.
+  bool land();
+  bool landed() const {
+    return InFlight && InFlight->Result.wait_for(std::chrono::seconds(0)) ==
+                           std::future_status::ready;
   }
   ProposalContext context(const Candidate &C) {
     std::string Base =
@@ -240,7 +277,7 @@ private:
   }
   bool expand();
   void lookAhead(const std::vector<Candidate *> &Evaluating,
-                 std::future<std::vector<Evaluation>> &Running);
+                 std::future<BatchResult> &Running);
 };
 
 } // namespace kopt::search::detail

@@ -67,6 +67,10 @@ SEARCH OPTIONS
                          $XDG_CACHE_HOME/kopt or ~/.cache/kopt), at most
                          $KOPT_MAKE_MEMO_MAX_MB (512) MB. "run":
                          DIR/work/made, this run's alone.
+  --no-overlap           Make and compile the next candidates only when no
+                         evaluation is under way (by default the device
+                         evaluates a batch while they are made; the same
+                         candidates are made and evaluated either way).
   --look-ahead           Make the likeliest next round's children while
                          the device evaluates (the search takes the same
                          steps either way; off by default: it has not made
@@ -303,6 +307,8 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
       CL.KeepWork = true;
     } else if (A == "--look-ahead") {
       CL.LookAhead = true;
+    } else if (A == "--no-overlap") {
+      CL.Overlap = false;
     } else if (A == "--contain" || A == "--no-contain") {
       CL.Contain = A == "--contain";
     } else if (!A.empty() && A[0] == '-') {

@@ -21,7 +21,7 @@ struct CommandLine {
   Budgets Limits;
   std::vector<std::string> Proposers = {"passes"};
   std::uint64_t Seed = 1;
-  bool DryRun = false, KeepWork = false, LookAhead = false;
+  bool DryRun = false, KeepWork = false, LookAhead = false, Overlap = true;
   /// kopt-bench's containment: --contain, --no-contain, or (unset) on
   /// exactly when the llm proposer is used.
   std::optional<bool> Contain;

@@ -241,6 +241,7 @@ int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
   O.DryRun = CL.DryRun;
   O.Jobs = CL.Jobs;
   O.LookAhead = CL.LookAhead;
+  O.Overlap = CL.Overlap;
   O.WorkDir = (OutDir / "work").string();
   if (CL.MakeMemo.empty())
     O.MemoDir = (fs::path(eval::defaultCacheDir()) / "made").string();

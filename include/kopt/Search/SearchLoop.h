@@ -77,6 +77,9 @@ struct SearchOptions {
   unsigned Jobs = 0; // kopt-opt processes side by side; 0: one per core
   /// Make the children a round may propose while the device evaluates.
   bool LookAhead = false;
+  /// Make and compile the next candidates while the device evaluates a
+  /// batch (false: one after the other; the same candidates either way).
+  bool Overlap = true;
 };
 
 struct SearchResult {
