@@ -24,9 +24,11 @@ bool Loop::processPending() {
 
 bool Loop::pipeline() {
   std::size_t Batch = std::max<std::size_t>(1, E.batchSize());
-  // The first chunk is one batch, so the device starts early; the next ones
-  // keep every kopt-opt worker busy. A dry run has no device to feed.
-  std::size_t Chunk = O.DryRun ? SIZE_MAX : Batch;
+  // The first chunk is a job a kopt-opt worker (a batch at least), made in
+  // about the time of one job, so the device starts early; the next ones
+  // are twice that. A dry run has no device to feed.
+  std::size_t Chunk =
+      O.DryRun ? SIZE_MAX : std::max<std::size_t>(Batch, Make.workers());
   for (std::size_t Count = 1; Count;) {
     if (!O.DryRun && (budgetQueued() || stopRequested()))
       break;
