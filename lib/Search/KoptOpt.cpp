@@ -60,13 +60,17 @@ std::vector<MadeCandidate> KoptOpt::makeAll(const std::vector<MakeJob> &Jobs,
   std::vector<bool> Answered(Jobs.size(), false);
   {
     std::ofstream Out(BatchFile, std::ios::binary);
-    for (const MakeJob &J : Jobs)
-      Out << nlohmann::json{{"input", J.Source},
-                            {"output", J.Out},
-                            {"passes", J.Recipe},
-                            {"remarks", J.Remarks}}
-                 .dump()
-          << "\n";
+    for (const MakeJob &J : Jobs) {
+      nlohmann::json Line{{"input", J.Source},
+                          {"output", J.Out},
+                          {"passes", J.Recipe},
+                          {"remarks", J.Remarks}};
+      if (J.ResumeSteps)
+        Line["resume"] = {{"steps", J.ResumeSteps},
+                          {"code", J.ResumeCode},
+                          {"remarks", J.ResumeRemarks}};
+      Out << Line.dump() << "\n";
+    }
     if (!Out.flush())
       for (MadeCandidate &M : Made)
         M.Error = "cannot write " + BatchFile;
@@ -95,10 +99,13 @@ std::vector<MadeCandidate> KoptOpt::makeAll(const std::vector<MakeJob> &Jobs,
       Made[I].Ok = J["ok"].get<bool>();
       if (!Made[I].Ok)
         Made[I].Error = "kopt-opt: " + J.value("error", std::string("failed"));
+      Made[I].Resumed = Made[I].Ok && Jobs[I].ResumeSteps;
     }
   }
+  // A resumed job that failed is made whole: its error, if any, is then
+  // the pipeline's, not the resumption's.
   for (std::size_t I = 0; I < Jobs.size(); ++I)
-    if (!Answered[I] && !Background)
+    if ((!Answered[I] || (!Made[I].Ok && Jobs[I].ResumeSteps)) && !Background)
       Made[I] =
           make(Jobs[I].Source, Jobs[I].Recipe, Jobs[I].Out, Jobs[I].Remarks);
   return Made;

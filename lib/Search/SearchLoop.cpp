@@ -37,6 +37,8 @@ MadeCandidate Loop::make(const Candidate &C,
   }
   if (!Passes.empty() && Batch) {
     Batch->push_back({From, Passes, Base + ".cu", Base + ".remarks.json"});
+    if (!Start)
+      resumeFromParent(C, Batch->back());
     return {true, ""};
   }
   if (!Passes.empty())
@@ -47,6 +49,35 @@ MadeCandidate Loop::make(const Candidate &C,
   std::error_code EC;
   fs::copy_file(From, Base + ".cu", fs::copy_options::overwrite_existing, EC);
   return {!EC, EC ? "cannot copy the source: " + EC.message() : ""};
+}
+
+/// A child whose recipe is its parent's with steps appended (the pass
+/// proposer's appends) is made from the parent's output: kopt-opt runs only
+/// the new steps, with the same output and remarks as the whole recipe
+/// (kopt-opt's Batch.h; a resumption that fails is made whole). Only
+/// parents made from the problem's source by their own recipe qualify:
+/// an LLM's start, or a source no pass ran on (whose remarks file holds
+/// -O's remarks), does not.
+void Loop::resumeFromParent(const Candidate &C, MakeJob &J) const {
+  auto Parent = std::find_if(All.begin(), All.end(), [&](const Candidate &X) {
+    return X.Id == C.ParentId;
+  });
+  if (Parent == All.end() || Parent->Source.empty())
+    return;
+  RecipeStart Mine = splitRecipeStart(C.Recipe),
+              Theirs = splitRecipeStart(Parent->Recipe);
+  Recipe Child, Head;
+  if (Mine.LLMSeq || Theirs.LLMSeq || Theirs.Passes.empty() ||
+      !parseRecipe(Mine.Passes, Child) || !parseRecipe(Theirs.Passes, Head) ||
+      Head.size() >= Child.size() ||
+      !std::equal(Head.begin(), Head.end(), Child.begin()))
+    return;
+  std::string From = baseOf(*Parent);
+  if (!fs::exists(From + ".cu") || !fs::exists(From + ".remarks.json"))
+    return;
+  J.ResumeSteps = Head.size();
+  J.ResumeCode = From + ".cu";
+  J.ResumeRemarks = From + ".remarks.json";
 }
 
 /// Makes the first \p Max pending candidates with kopt-opt, side by side,
@@ -102,8 +133,10 @@ bool Loop::makePending(std::size_t Max, std::size_t &Count) {
   if (!Jobs.empty()) {
     std::vector<MadeCandidate> Out =
         Make.makeAll(Jobs, baseOf(*Pending[JobOf.front()]) + ".batch");
-    for (std::size_t K = 0; K < Out.size(); ++K)
+    for (std::size_t K = 0; K < Out.size(); ++K) {
       Made[JobOf[K]] = Out[K];
+      MadeFromParent += Out[K].Resumed;
+    }
   }
   for (std::size_t I = 0; I < Pending.size(); ++I) {
     Candidate &C = *Pending[I];
@@ -250,6 +283,7 @@ SearchResult Loop::run(const std::string &DefaultPipeline) {
   R.Stats.Best = nullptr; // points into All, which goes away
   R.Stats.MadeAhead = Ahead.made();
   R.Stats.MemoHits = Make.memoHits();
+  R.Stats.MadeFromParent = MadeFromParent;
   if (!O.MemoDir.empty())
     Make.prune(Maker::defaultMaxBytes());
   R.Stats.ElapsedSeconds = elapsed();

@@ -102,6 +102,7 @@ private:
   std::set<std::int64_t> AheadProposed;
   double ProposeSeconds = 0;
   double LastBatchSeconds = 0; // the device's time for the last batch
+  long MadeFromParent = 0;     // SearchStats
   /// What an evaluation thread brings back.
   struct BatchResult {
     std::vector<Evaluation> Verdicts;
@@ -202,6 +203,7 @@ private:
                      const std::optional<std::string> &Start,
                      const std::string &Base,
                      std::vector<MakeJob> *Batch = nullptr) const;
+  void resumeFromParent(const Candidate &C, MakeJob &J) const;
   std::string baseOf(const Candidate &C) const {
     return (fs::path(O.WorkDir) / ("cand-" + std::to_string(C.Id))).string();
   }

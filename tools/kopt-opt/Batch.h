@@ -8,7 +8,13 @@
 // once, not once a candidate. Each job writes what `kopt-opt INPUT
 // -passes=PIPELINE -o OUTPUT --remarks=REMARKS` would, byte for byte, and
 // prints one JSON line on stdout: {"job": N, "ok": true} or {"job": N,
-// "ok": false, "error": TEXT}.
+// "ok": false, "error": TEXT}. A job may add
+//   "resume": {"steps": N, "code": PATH, "remarks": PATH}
+// where PATH holds the output of the pipeline's first N steps on INPUT and
+// their remarks document: the job then runs only the later steps, on that
+// code parsed as INPUT's text (the state the whole pipeline reaches after
+// N steps, since it reparses between steps), and writes the same output and
+// remarks. kopt-search resumes a child from its parent's output.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KOPT_TOOLS_KOPTOPT_BATCH_H

@@ -18,8 +18,8 @@ Error writeOutput(StringRef Path, StringRef Contents) {
 }
 
 std::string remarksDocument(StringRef File, const Pipeline &P,
-                            ArrayRef<Remark> Remarks) {
-  json::Array All;
+                            ArrayRef<Remark> Remarks, json::Array Before) {
+  json::Array All = std::move(Before);
   for (const Remark &R : Remarks)
     All.push_back(toJSON(R));
   json::Object Doc{

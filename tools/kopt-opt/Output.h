@@ -8,6 +8,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <string>
 
@@ -17,9 +18,11 @@ namespace kopt {
 /// renamed into place, so a failure never leaves a partial output.
 llvm::Error writeOutput(llvm::StringRef Path, llvm::StringRef Contents);
 
-/// The --remarks document: the input, the pipeline and every remark.
+/// The --remarks document: the input, the pipeline and every remark
+/// (after \p Before, remarks already in the document's form).
 std::string remarksDocument(llvm::StringRef File, const Pipeline &P,
-                            llvm::ArrayRef<Remark> Remarks);
+                            llvm::ArrayRef<Remark> Remarks,
+                            llvm::json::Array Before = {});
 
 } // namespace kopt
 

@@ -17,11 +17,18 @@ namespace kopt::search {
 struct MadeCandidate {
   bool Ok = false;
   std::string Error; // kopt-opt's message when it failed
+  bool Resumed = false; // made from a parent's output (MakeJob)
 };
 
 /// One candidate to make: kopt-opt's input, pipeline, output and remarks.
+/// With ResumeSteps, the output and remarks of the pipeline's first
+/// ResumeSteps steps on Source are in ResumeCode and ResumeRemarks (a
+/// parent's): kopt-opt runs only the steps after them, with the same result
+/// (kopt-opt's Batch.h).
 struct MakeJob {
   std::string Source, Recipe, Out, Remarks;
+  std::size_t ResumeSteps = 0;
+  std::string ResumeCode, ResumeRemarks;
 };
 
 class KoptOpt {
@@ -37,7 +44,8 @@ public:
   /// The same for each of \p Jobs, in one `kopt-opt --batch` process (the
   /// CUDA headers parsed once for jobs on one source; its job list is
   /// written to \p BatchFile). A job the batch left without an answer (the
-  /// process crashed on it) is made alone, so its own error is reported.
+  /// process crashed on it), or a resumed job that failed, is made alone
+  /// and whole, so its own error is reported.
   /// \p Background runs the batch at the lowest priority (`nice -n 19`,
   /// where there is one): work done ahead must not slow what a device
   /// measures, nor the search's own making.

@@ -59,6 +59,8 @@ struct SearchStats {
   double gpuBusy() const;
   /// Children made ahead into the memo, and candidates the memo supplied.
   long MadeAhead = 0, MemoHits = 0;
+  /// Candidates made from their parent's output (only their new steps run).
+  long MadeFromParent = 0;
   /// `kopt-opt --probe` runs, and probes the store answered instead.
   long ProbesRun = 0, ProbesStored = 0;
   std::string Phase; // "making 12 candidates", "evaluating #34", ...
