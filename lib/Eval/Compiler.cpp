@@ -8,8 +8,11 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <unistd.h>
+
+extern char **environ;
 
 namespace kopt::eval {
 
@@ -292,6 +295,31 @@ std::string findNvcc() {
   if (isExecutableFile("/usr/local/cuda/bin/nvcc"))
     return "/usr/local/cuda/bin/nvcc";
   return "";
+}
+
+std::string programIdentity(const std::string &Program) {
+  std::error_code EC;
+  fs::path Path = fs::canonical(Program, EC);
+  if (EC)
+    return Program;
+  auto Size = fs::file_size(Path, EC);
+  auto Time = fs::last_write_time(Path, EC);
+  return Path.string() + "\n" + std::to_string(EC ? 0 : Size) + "\n" +
+         std::to_string(EC ? 0 : Time.time_since_epoch().count());
+}
+
+std::string environmentIdentity() {
+  std::map<std::string, std::string> Vars;
+  for (char **E = environ; E && *E; ++E) {
+    std::string Var = *E;
+    std::string Name = Var.substr(0, Var.find('='));
+    if (Name != "PWD" && Name != "OLDPWD" && Name != "SHLVL" && Name != "_")
+      Vars[Name] = Var;
+  }
+  std::string Id;
+  for (const auto &[Name, Var] : Vars)
+    Id += '\0' + Var;
+  return Id;
 }
 
 std::string findCuobjdump(const std::string &Nvcc) {

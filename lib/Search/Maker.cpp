@@ -9,12 +9,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <thread>
 
 #include <unistd.h>
-
-extern char **environ;
 
 namespace fs = std::filesystem;
 
@@ -22,37 +19,13 @@ namespace kopt::search {
 
 namespace {
 
-/// The program's path, size and time of change: another build of kopt-opt
-/// is another key.
-std::string programIdentity(const std::string &Program) {
-  std::error_code EC;
-  fs::path Path = fs::canonical(Program, EC);
-  if (EC)
-    return Program;
-  auto Size = fs::file_size(Path, EC);
-  auto Time = fs::last_write_time(Path, EC);
-  return Path.string() + "\n" + std::to_string(EC ? 0 : Size) + "\n" +
-         std::to_string(EC ? 0 : Time.time_since_epoch().count());
-}
-
 /// What kopt-opt's output may depend on besides its program, the recipe
 /// and the source: the nvcc its resource checks run (found as kopt-opt
 /// finds it) and the environment (CUDA_PATH, KOPT_NVCC, PATH, nvcc's own
-/// variables, a wrapper's settings), all of it but the variables a shell
-/// changes by itself. Searches from another shell may miss; none hits an
-/// output another setting made.
+/// variables, a wrapper's settings). Searches from another shell may miss;
+/// none hits an output another setting made.
 std::string environmentIdentity() {
-  std::map<std::string, std::string> Vars;
-  for (char **E = environ; E && *E; ++E) {
-    std::string Var = *E;
-    std::string Name = Var.substr(0, Var.find('='));
-    if (Name != "PWD" && Name != "OLDPWD" && Name != "SHLVL" && Name != "_")
-      Vars[Name] = Var;
-  }
-  std::string Id = programIdentity(eval::findNvcc());
-  for (const auto &[Name, Var] : Vars)
-    Id += '\0' + Var;
-  return Id;
+  return eval::programIdentity(eval::findNvcc()) + eval::environmentIdentity();
 }
 
 /// Copies From to To through a temporary name of this process and thread,
@@ -75,7 +48,8 @@ bool copyWhole(const std::string &From, const std::string &To) {
 Maker::Maker(const KoptOpt &Opt, std::string MemoDir, std::string ScratchDir,
              unsigned Workers)
     : Opt(Opt), MemoDir(std::move(MemoDir)), ScratchDir(std::move(ScratchDir)),
-      ProgramId(programIdentity(Opt.program()) + '\0' + environmentIdentity()),
+      ProgramId(eval::programIdentity(Opt.program()) + '\0' +
+                environmentIdentity()),
       Workers(Workers ? Workers
                       : std::max(1u, std::thread::hardware_concurrency())) {}
 

@@ -103,6 +103,15 @@ std::string nvccVersion(const std::string &Nvcc);
 /// nvcc from $KOPT_NVCC, $CUDA_PATH/bin, PATH, or /usr/local/cuda/bin.
 std::string findNvcc();
 
+/// \p Program's canonical path, size and time of change (another build or
+/// install is another identity); \p Program itself when it is not there.
+std::string programIdentity(const std::string &Program);
+
+/// The environment, but for the variables a shell changes by itself (PWD,
+/// OLDPWD, SHLVL, _), each after a NUL: what a wrapper or a stand-in tool
+/// may answer by, for the keys of caches that outlive a process.
+std::string environmentIdentity();
+
 /// cuobjdump beside \p Nvcc or on PATH; empty when there is none.
 std::string findCuobjdump(const std::string &Nvcc);
 

@@ -1,0 +1,1 @@
+#define SCALE 2.0f
