@@ -26,17 +26,17 @@ bool Loop::pipeline() {
   std::size_t Batch = std::max<std::size_t>(1, E.batchSize());
   // The first chunk is a job a kopt-opt worker (a batch at least), made in
   // about the time of one job, so the device starts early; the next ones
-  // are twice that. A dry run has no device to feed.
-  std::size_t Chunk =
-      O.DryRun ? SIZE_MAX : std::max<std::size_t>(Batch, Make.workers());
+  // are twice that. A dry run makes the same chunks and stops where a run
+  // with its budget would, so its plan is what that run makes.
+  std::size_t Chunk = std::max<std::size_t>(Batch, Make.workers());
   for (std::size_t Count = 1; Count;) {
-    if (!O.DryRun && (budgetQueued() || stopRequested()))
+    if (budgetQueued() || (!O.DryRun && stopRequested()))
       break;
     if (!makePending(Chunk, Count) || !validateMade())
       return false;
+    queueValidated();
     if (O.DryRun)
       continue;
-    queueValidated();
     if (O.Overlap) {
       if (landed() && !land())
         return false;
@@ -70,10 +70,17 @@ void Loop::queueValidated() {
 }
 
 bool Loop::budgetQueued() const {
+  if (!O.Limits.Candidates)
+    return false;
+  // A dry run evaluates nothing: what a run would evaluate is what it
+  // validated, in this round and before.
+  if (O.DryRun)
+    return std::count_if(All.begin(), All.end(), [](const Candidate &C) {
+             return C.Status == status::Validated;
+           }) >= *O.Limits.Candidates;
   std::size_t Flying = InFlight ? InFlight->Batch.size() : 0;
-  return O.Limits.Candidates &&
-         R.Stats.Evaluated + (long)(Flying + Queue.size()) >=
-             *O.Limits.Candidates;
+  return R.Stats.Evaluated + (long)(Flying + Queue.size()) >=
+         *O.Limits.Candidates;
 }
 
 /// Starts a batch (the executor's size) so that a budget or an

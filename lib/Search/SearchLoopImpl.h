@@ -220,7 +220,7 @@ private:
   /// Queues the candidates validated and not evaluated, in id order.
   void queueValidated();
   /// Whether the queue and the device hold what --budget-candidates lets
-  /// this run evaluate.
+  /// this run evaluate (a dry run: whether it validated that many).
   bool budgetQueued() const;
   /// Starts the queue's next batch on the device if none is under way;
   /// false when a budget or an interruption says stop.

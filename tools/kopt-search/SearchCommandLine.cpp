@@ -38,7 +38,9 @@ SEARCH OPTIONS
                          passes,llm.
   --seed N               Seed of the random strategy (default 1).
   --dry-run              Make, de-duplicate, compile and store the roots and
-                         their children, then print the plan; no GPU.
+                         their children, then print the plan; no GPU. With
+                         --budget-candidates N it stops once N are
+                         validated, where a run with that budget would.
   --simulate MODEL       Replace the GPU: cost (a fixed function of the
                          source) or replay=STORE (timings an earlier search
                          recorded); options after commas: delay-ms=N,
