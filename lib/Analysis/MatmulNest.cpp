@@ -1,6 +1,7 @@
 //===- MatmulNest.cpp - Kernels that compute a dense matrix product -------===//
 
 #include "kopt/Analysis/MatmulNest.h"
+#include "MatmulRecognizer.h"
 #include "kopt/Analysis/Mutation.h"
 
 #include "clang/AST/Attr.h"
@@ -11,20 +12,11 @@ using namespace clang;
 
 namespace kopt {
 
-namespace {
-
-using Step = Decision<bool>;
+namespace matmul {
 
 Refusal refuse(const Twine &Why, const Stmt *At, const ASTContext &Ctx) {
   return {Why.str(), At ? lineCol(At->getBeginLoc(), Ctx) : LineCol()};
 }
-
-/// `acc += x * y` or `acc = acc + x * y` (x * y on either side).
-struct Accumulation {
-  const Stmt *S = nullptr;
-  const VarDecl *Acc = nullptr;
-  const BinaryOperator *Product = nullptr;
-};
 
 std::optional<Accumulation> matchAccumulation(const Stmt *S) {
   const auto *B = dyn_cast<BinaryOperator>(S);
@@ -88,7 +80,6 @@ bool isPureScalarInit(const Expr *E) {
   return Pure;
 }
 
-/// The statements of S: its children if it is a compound, else S alone.
 SmallVector<const Stmt *, 8> statementsOf(const Stmt *S) {
   SmallVector<const Stmt *, 8> Out;
   if (const auto *C = dyn_cast<CompoundStmt>(S))
@@ -106,59 +97,13 @@ const ParmVarDecl *paramRef(const Expr *E, const Stmt *Scope) {
   return P;
 }
 
-/// A pointer parameter subscripted directly, never reassigned.
-const ParmVarDecl *pointerBase(const ArraySubscriptExpr *A,
-                               const Stmt *Scope) {
+const ParmVarDecl *pointerBase(const ArraySubscriptExpr *A, const Stmt *Scope) {
   const auto *P = dyn_cast_or_null<ParmVarDecl>(
       referencedVar(A->getBase()->IgnoreParenImpCasts()));
   if (!P || !P->getType()->isPointerType() || isModifiedIn(P, Scope))
     return nullptr;
   return P;
 }
-
-class Recognizer {
-public:
-  Recognizer(const FunctionDecl *Kernel, ASTContext &Ctx)
-      : Kernel(Kernel), Body(Kernel->getBody()), Ctx(Ctx) {}
-
-  Decision<MatmulNest> run();
-
-private:
-  std::optional<Refusal> findAccumulation();
-  std::optional<Refusal> findLoops();
-  std::optional<Refusal> findStoreAndGuard();
-  std::optional<Refusal> checkStructure();
-  std::optional<Refusal> checkGuarded(
-      ArrayRef<const Stmt *> Top, const Stmt *Nest,
-      llvm::function_ref<std::optional<Refusal>(const Stmt *)> CheckDecls);
-  std::optional<Refusal> checkCarriedOver();
-  std::optional<Refusal> checkAxis(MatmulAxis &Axis, const char *What);
-  std::optional<Refusal> checkAccUses();
-  /// Global index and masks of one factor of the product.
-  struct Factor {
-    const ParmVarDecl *Base = nullptr;
-    Polynomial Index;
-    bool MaskedByK = false;
-    QualType Type;
-  };
-  Decision<Factor> resolveFactor(const Expr *E);
-  Decision<Factor> resolveShared(const ArraySubscriptExpr *Read,
-                                 const VarDecl *Array);
-  std::optional<Refusal> checkMask(const Expr *Cond, PolyBuilder &PB,
-                                   Factor &F);
-  std::optional<Refusal> classify(const Factor &F, const Expr *At);
-  std::optional<Polynomial> reduceIndex() const;
-  bool isSizeSymbol(const PolySymbol &S) const;
-
-  const FunctionDecl *Kernel;
-  const Stmt *Body;
-  ASTContext &Ctx;
-  MatmulNest N;
-  Accumulation Acc;
-  const ForStmt *Inner = nullptr, *Outer = nullptr;
-  CountedLoop InnerLoop, OuterLoop;
-  bool HaveA = false, HaveB = false;
-};
 
 Decision<MatmulNest> Recognizer::run() {
   if (std::optional<Refusal> R = findAccumulation())
@@ -226,8 +171,7 @@ std::optional<Refusal> Recognizer::findAccumulation() {
 std::optional<Refusal> Recognizer::findLoops() {
   DynTypedNodeList Parents = Ctx.getParents(*Acc.S);
   const Stmt *Up = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
-  if (const auto *C = dyn_cast_or_null<CompoundStmt>(Up);
-      C && C->size() == 1) {
+  if (const auto *C = dyn_cast_or_null<CompoundStmt>(Up); C && C->size() == 1) {
     Parents = Ctx.getParents(*C);
     Up = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
   }
@@ -271,8 +215,8 @@ std::optional<Refusal> Recognizer::findLoops() {
   std::optional<int64_t> Tile = evaluateInt(InnerLoop.Bound, Ctx, Body);
   std::optional<int64_t> OuterStep =
       O && O->Step ? evaluateInt(O->Step, Ctx, Body) : std::nullopt;
-  if (!O || O->Inclusive || evaluateInt(O->Init, Ctx, nullptr) != 0 ||
-      !Tile || *Tile <= 0 || OuterStep != Tile)
+  if (!O || O->Inclusive || evaluateInt(O->Init, Ctx, nullptr) != 0 || !Tile ||
+      *Tile <= 0 || OuterStep != Tile)
     return refuse("the loop over tiles does not count from 0 in steps of "
                   "the inner loop's constant trip count",
                   Outer, Ctx);
@@ -330,7 +274,8 @@ std::optional<Refusal> Recognizer::findStoreAndGuard() {
                   "with an assignment",
                   Acc.S, Ctx);
   N.Store = Store;
-  const auto *Target = cast<ArraySubscriptExpr>(Store->getLHS()->IgnoreParens());
+  const auto *Target =
+      cast<ArraySubscriptExpr>(Store->getLHS()->IgnoreParens());
   N.C = pointerBase(Target, Body);
   // The guard: the if whose then-branch holds the store.
   for (DynTypedNodeList P = Ctx.getParents(*Store); !P.empty();
@@ -378,7 +323,8 @@ std::optional<Refusal> Recognizer::findStoreAndGuard() {
     const auto *Cmp = dyn_cast<BinaryOperator>(Side->IgnoreParenImpCasts());
     if (!Cmp || (Cmp->getOpcode() != Below && Cmp->getOpcode() != Above))
       return refuse(Form, N.Guard, Ctx);
-    const Expr *Small = Cmp->getOpcode() == Below ? Cmp->getLHS() : Cmp->getRHS();
+    const Expr *Small =
+        Cmp->getOpcode() == Below ? Cmp->getLHS() : Cmp->getRHS();
     const Expr *Big = Cmp->getOpcode() == Below ? Cmp->getRHS() : Cmp->getLHS();
     const VarDecl *V = referencedVar(stripCasts(Small)->IgnoreParens());
     const ParmVarDecl *P = paramRef(Big, Body);
@@ -460,11 +406,11 @@ std::optional<Refusal> Recognizer::checkStructure() {
   if (N.GuardReturns) {
     // Declarations, the early return, declarations, the loop, the store.
     if (Top.back() != N.Store)
-      return refuse("the store is not the kernel's last statement",
-                    Top.back(), Ctx);
+      return refuse("the store is not the kernel's last statement", Top.back(),
+                    Ctx);
     if (N.F == MatmulNest::SharedTiles)
-      return refuse("threads return before the tile loop's barriers",
-                    N.Guard, Ctx);
+      return refuse("threads return before the tile loop's barriers", N.Guard,
+                    Ctx);
     if (!llvm::is_contained(Top, Nest))
       return refuse("the product loop is nested in other statements", Nest,
                     Ctx);
@@ -530,8 +476,8 @@ std::optional<Refusal> Recognizer::checkCarriedOver() {
   // they may read the row, the column, the accumulator and parameters, not
   // other locals or the thread's builtins.
   std::optional<Refusal> Outside;
-  for (const Stmt *Part : {static_cast<const Stmt *>(N.Guard->getCond()),
-                           N.Store})
+  for (const Stmt *Part :
+       {static_cast<const Stmt *>(N.Guard->getCond()), N.Store})
     forEachSubStmt(Part, [&](const Stmt *S) {
       const auto *E = dyn_cast<Expr>(S);
       if (!E || Outside)
@@ -541,13 +487,13 @@ std::optional<Refusal> Recognizer::checkCarriedOver() {
                          "directly",
                          S, Ctx);
       const VarDecl *V = referencedVar(E);
-      if (V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
-          V != N.Row.Var && V != N.Col.Var && V != N.Acc)
-        Outside = refuse("the guard or the store reads the local '" +
-                             V->getName() +
-                             "' (only the row, the column and the "
-                             "accumulator are carried over)",
-                         S, Ctx);
+      if (V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V != N.Row.Var &&
+          V != N.Col.Var && V != N.Acc)
+        Outside =
+            refuse("the guard or the store reads the local '" + V->getName() +
+                       "' (only the row, the column and the "
+                       "accumulator are carried over)",
+                   S, Ctx);
     });
   return Outside;
 }
@@ -557,8 +503,10 @@ std::optional<Refusal> Recognizer::checkAccUses() {
   for (const DeclRefExpr *Ref : referencesTo(Body, N.Acc, Ctx)) {
     if (Acc.S->getSourceRange().fullyContains(Ref->getSourceRange()))
       continue;
-    if (!cast<BinaryOperator>(N.Store)->getRHS()->getSourceRange().fullyContains(
-            Ref->getSourceRange()))
+    if (!cast<BinaryOperator>(N.Store)
+             ->getRHS()
+             ->getSourceRange()
+             .fullyContains(Ref->getSourceRange()))
       return refuse("the accumulator '" + N.Acc->getName() +
                         "' is used outside the product and the stored value",
                     Ref, Ctx);
@@ -575,8 +523,7 @@ std::optional<Refusal> Recognizer::checkAxis(MatmulAxis &Axis,
     return refuse(Twine("the ") + What + " '" + Axis.Var->getName() +
                       "' is not blockIdx * tile + threadIdx in one "
                       "dimension",
-                  Axis.Var->getInit() ? static_cast<const Stmt *>(Init)
-                                      : Acc.S,
+                  Axis.Var->getInit() ? static_cast<const Stmt *>(Init) : Acc.S,
                   Ctx);
   };
   if (!P || isModifiedIn(Axis.Var, Body))
@@ -588,10 +535,11 @@ std::optional<Refusal> Recognizer::checkAxis(MatmulAxis &Axis,
     std::optional<Polynomial> Tile = P->coefficientOf(Bid);
     if (!T || T->asConstant() != 1 || !Tile)
       continue;
-    std::optional<Polynomial> Rest = add(
-        *P, *add(Polynomial::symbol(Tid),
+    std::optional<Polynomial> Rest =
+        add(*P,
+            *add(Polynomial::symbol(Tid),
                  *multiply(Polynomial::symbol(Bid), *Tile)),
-        -1);
+            -1);
     if (!Rest || !Rest->isZero())
       return Fail();
     Axis.Dim = Dim;
@@ -599,8 +547,8 @@ std::optional<Refusal> Recognizer::checkAxis(MatmulAxis &Axis,
       Axis.Tile = *C;
       return std::nullopt;
     }
-    if (*Tile == Polynomial::symbol(
-                     PolySymbol::builtin(BuiltinVar::BlockDim, Dim)))
+    if (*Tile ==
+        Polynomial::symbol(PolySymbol::builtin(BuiltinVar::BlockDim, Dim)))
       return std::nullopt;
     return Fail();
   }
@@ -614,240 +562,13 @@ std::optional<Polynomial> Recognizer::reduceIndex() const {
   return add(K, Polynomial::symbol(PolySymbol::variable(OuterLoop.Var)));
 }
 
-Decision<Recognizer::Factor> Recognizer::resolveFactor(const Expr *E) {
-  const auto *Sub = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
-  if (!Sub)
-    return refuse("a factor of the product is not an array element", E, Ctx);
-  if (N.F == MatmulNest::DotLoop) {
-    Factor F;
-    F.Base = pointerBase(Sub, Body);
-    if (!F.Base)
-      return refuse("a factor is not an element of a pointer parameter", E,
-                    Ctx);
-    PolyBuilder PB(Ctx, Body);
-    PB.keepWhole(N.Row.Var);
-    PB.keepWhole(N.Col.Var);
-    PB.counter(InnerLoop.Var);
-    std::optional<Polynomial> I = PB.build(Sub->getIdx());
-    if (!I)
-      return refuse("the index of '" + F.Base->getName() +
-                        "' is not a polynomial in the row, column, loop "
-                        "counter and parameters",
-                    E, Ctx);
-    F.Index = *I;
-    F.Type = Sub->getType();
-    return F;
-  }
-  // Sh[a][b]: a 2D shared array.
-  const auto *RowSub = dyn_cast<ArraySubscriptExpr>(Sub->getBase()->IgnoreImpCasts());
-  const VarDecl *Array =
-      RowSub ? referencedVar(RowSub->getBase()->IgnoreImpCasts()) : nullptr;
-  if (!Array || !Array->hasAttr<CUDASharedAttr>())
-    return refuse("a factor of the tiled product is not an element of a 2D "
-                  "__shared__ array",
-                  E, Ctx);
-  return resolveShared(Sub, Array);
-}
-
-Decision<Recognizer::Factor>
-Recognizer::resolveShared(const ArraySubscriptExpr *Read, const VarDecl *Array) {
-  // Its one store, in the tile loop.
-  const BinaryOperator *Store = nullptr;
-  unsigned Writes = 0;
-  forEachSubStmt(Body, [&](const Stmt *S) {
-    std::optional<WriteOf> W = writeOf(S);
-    if (!W)
-      return;
-    const auto *Sub = dyn_cast<ArraySubscriptExpr>(W->Target->IgnoreParens());
-    const auto *Row =
-        Sub ? dyn_cast<ArraySubscriptExpr>(Sub->getBase()->IgnoreImpCasts())
-            : nullptr;
-    if (Row && referencedVar(Row->getBase()->IgnoreImpCasts()) == Array) {
-      ++Writes;
-      Store = dyn_cast<BinaryOperator>(S);
-    }
-  });
-  if (Writes != 1 || !Store ||
-      !llvm::is_contained(statementsOf(Outer->getBody()), Store))
-    return refuse("'" + Array->getName() +
-                      "' is not stored once, at the top of the tile loop",
-                  Read, Ctx);
-  if (countReferences(Body, Array) != 2)
-    return refuse("'" + Array->getName() +
-                      "' is used besides its store and the product",
-                  Read, Ctx);
-  const auto *W = cast<ArraySubscriptExpr>(Store->getLHS()->IgnoreParens());
-  const auto *WRow = cast<ArraySubscriptExpr>(W->getBase()->IgnoreImpCasts());
-  const auto *RRow = cast<ArraySubscriptExpr>(Read->getBase()->IgnoreImpCasts());
-  // Each stored subscript is one thread index; the read names the thread
-  // that stored the element, which the value is then built for.
-  PolyBuilder Plain(Ctx, Body);
-  Plain.counter(InnerLoop.Var);
-  PolyBuilder PB(Ctx, Body);
-  PB.keepWhole(N.Row.Var);
-  PB.keepWhole(N.Col.Var);
-  PB.counter(InnerLoop.Var);
-  PB.counter(OuterLoop.Var);
-  PolySymbol K = PolySymbol::variable(InnerLoop.Var);
-  bool UsedDims[2] = {false, false};
-  const Expr *WIdx[2] = {WRow->getIdx(), W->getIdx()};
-  const Expr *RIdx[2] = {RRow->getIdx(), Read->getIdx()};
-  for (unsigned Pos = 0; Pos < 2; ++Pos) {
-    std::optional<Polynomial> WP = Plain.build(WIdx[Pos]);
-    std::optional<Polynomial> RP = Plain.build(RIdx[Pos]);
-    std::optional<unsigned> Dim;
-    for (unsigned D : {0u, 1u})
-      if (WP && *WP == Polynomial::symbol(
-                           PolySymbol::builtin(BuiltinVar::ThreadIdx, D)))
-        Dim = D;
-    if (!Dim || UsedDims[*Dim] || !RP)
-      return refuse("'" + Array->getName() +
-                        "' is not stored at [threadIdx.y][threadIdx.x] (or "
-                        "transposed)",
-                    Store, Ctx);
-    UsedDims[*Dim] = true;
-    if (*RP == *WP)
-      continue;
-    if (*RP != Polynomial::symbol(K))
-      return refuse("'" + Array->getName() +
-                        "' is read at an index other than the thread's own "
-                        "or the product loop's counter",
-                    Read, Ctx);
-    // The element was stored by the thread whose threadIdx.<Dim> is k; the
-    // row or column of that thread is then not this thread's.
-    PB.substitute(PolySymbol::builtin(BuiltinVar::ThreadIdx, *Dim), *RP);
-    N.SharedDims[*Dim] = true;
-    for (const MatmulAxis *A : {&N.Row, &N.Col}) {
-      PolyBuilder Init(Ctx, Body);
-      std::optional<Polynomial> AP = Init.build(A->Var->getInit());
-      if ((!AP ||
-           AP->mentions(PolySymbol::builtin(BuiltinVar::ThreadIdx, *Dim))) &&
-          countReferences(Store->getRHS(), A->Var))
-        return refuse("the value stored into '" + Array->getName() +
-                          "' uses '" + A->Var->getName() +
-                          "', which differs in the thread that stored the "
-                          "element read",
-                      Store, Ctx);
-    }
-  }
-  const auto *AT = Ctx.getAsConstantArrayType(Array->getType());
-  const auto *Inner2 =
-      AT ? Ctx.getAsConstantArrayType(AT->getElementType()) : nullptr;
-  if (!Inner2)
-    return refuse("'" + Array->getName() + "' is not a 2D array", Read, Ctx);
-  Factor F;
-  F.Type = Inner2->getElementType().getUnqualifiedType();
-  const Expr *V = Store->getRHS()->IgnoreParenImpCasts();
-  const Expr *Load = V;
-  if (const auto *C = dyn_cast<ConditionalOperator>(V)) {
-    if (!isZeroConstant(C->getFalseExpr(), Ctx))
-      return refuse("the masked value stored into '" + Array->getName() +
-                        "' is not 'condition ? element : 0'",
-                    Store, Ctx);
-    Load = C->getTrueExpr()->IgnoreParenImpCasts();
-    if (std::optional<Refusal> R = checkMask(C->getCond(), PB, F))
-      return *R;
-  }
-  const auto *Sub = dyn_cast<ArraySubscriptExpr>(Load);
-  F.Base = Sub ? pointerBase(Sub, Body) : nullptr;
-  std::optional<Polynomial> I = F.Base ? PB.build(Sub->getIdx()) : std::nullopt;
-  if (!I || !Ctx.hasSameType(Sub->getType().getUnqualifiedType(), F.Type))
-    return refuse("the value stored into '" + Array->getName() +
-                      "' is not an element of a pointer parameter of its "
-                      "type at a polynomial index",
-                  Store, Ctx);
-  F.Index = *I;
-  return F;
-}
-
-std::optional<Refusal> Recognizer::checkMask(const Expr *Cond, PolyBuilder &PB,
-                                             Factor &F) {
-  SmallVector<const Expr *, 4> Work = {Cond}, Parts;
-  while (!Work.empty()) {
-    const Expr *E = Work.pop_back_val()->IgnoreParenImpCasts();
-    const auto *B = dyn_cast<BinaryOperator>(E);
-    if (B && B->getOpcode() == BO_LAnd) {
-      Work.push_back(B->getLHS());
-      Work.push_back(B->getRHS());
-    } else {
-      Parts.push_back(E);
-    }
-  }
-  std::optional<Polynomial> KK = reduceIndex();
-  for (const Expr *E : Parts) {
-    const auto *Cmp = dyn_cast<BinaryOperator>(E);
-    if (!Cmp || (Cmp->getOpcode() != BO_LT && Cmp->getOpcode() != BO_GT))
-      return refuse("a mask condition is not a '<' comparison", E, Ctx);
-    const Expr *Small = Cmp->getOpcode() == BO_LT ? Cmp->getLHS() : Cmp->getRHS();
-    const Expr *Big = Cmp->getOpcode() == BO_LT ? Cmp->getRHS() : Cmp->getLHS();
-    const ParmVarDecl *P = paramRef(Big, Body);
-    std::optional<Polynomial> S = PB.build(Small);
-    if (!P || !S)
-      return refuse("a mask condition does not compare with a parameter", E,
-                    Ctx);
-    // Row < M and column < N repeat the store's guard; k < K is the mask.
-    if (P == N.Row.Bound && *S == Polynomial::symbol(
-                                      PolySymbol::variable(N.Row.Var)))
-      continue;
-    if (P == N.Col.Bound && *S == Polynomial::symbol(
-                                      PolySymbol::variable(N.Col.Var)))
-      continue;
-    if (P == N.Reduce && KK && *S == *KK) {
-      F.MaskedByK = true;
-      continue;
-    }
-    return refuse("a mask condition is not row < M, column < N or the "
-                  "reduction index < K",
-                  E, Ctx);
-  }
-  return std::nullopt;
-}
-
-std::optional<Refusal> Recognizer::classify(const Factor &F, const Expr *At) {
-  std::optional<Polynomial> KK = reduceIndex();
-  PolySymbol K = PolySymbol::variable(InnerLoop.Var);
-  std::optional<Polynomial> SK = F.Index.coefficientOf(K);
-  std::optional<Polynomial> Rest =
-      SK && KK ? add(F.Index, *multiply(*KK, *SK), -1) : std::nullopt;
-  auto Fail = [&](const Twine &Why) {
-    return refuse("the index of '" + F.Base->getName() + "' " + Why, At, Ctx);
-  };
-  if (!Rest || SK->isZero() || Rest->mentions(K) ||
-      (Outer && Rest->mentions(PolySymbol::variable(OuterLoop.Var))))
-    return Fail("does not step through the reduction index by a fixed "
-                "stride");
-  PolySymbol Row = PolySymbol::variable(N.Row.Var);
-  PolySymbol Col = PolySymbol::variable(N.Col.Var);
-  std::optional<Polynomial> SR = Rest->coefficientOf(Row);
-  std::optional<Polynomial> SC = Rest->coefficientOf(Col);
-  if (!SR || !SC || !Rest->without(Row).without(Col).isZero() ||
-      SR->isZero() == SC->isZero())
-    return Fail("is not (row or column) * stride + k * stride");
-  auto Sizes = [&](const PolySymbol &S) { return isSizeSymbol(S); };
-  if (!SK->onlySymbols(Sizes) || !SR->onlySymbols(Sizes) ||
-      !SC->onlySymbols(Sizes))
-    return Fail("has strides that are not parameters or constants");
-  bool IsA = !SR->isZero();
-  if (IsA ? HaveA : HaveB)
-    return Fail("uses the same output index as the other factor");
-  MatmulOperand &Op = IsA ? N.A : N.B;
-  Op.Base = F.Base;
-  Op.Outer = IsA ? *SR : *SC;
-  Op.Reduce = *SK;
-  (IsA ? HaveA : HaveB) = true;
-  if (!Ctx.hasSameType(F.Type.getUnqualifiedType(),
-                       N.Acc->getType().getUnqualifiedType()))
-    return Fail("is read as another type than the accumulator's");
-  return std::nullopt;
-}
-
-} // namespace
+} // namespace matmul
 
 Decision<MatmulNest> findMatmulNest(const FunctionDecl *Kernel,
                                     ASTContext &Ctx) {
   if (!Kernel || !Kernel->getBody() || Kernel->isTemplated())
     return Refusal{};
-  return Recognizer(Kernel, Ctx).run();
+  return matmul::Recognizer(Kernel, Ctx).run();
 }
 
 } // namespace kopt
