@@ -27,16 +27,6 @@ namespace {
 /// What makes ptxas report: with the language flags, the whole compile.
 constexpr const char *ReportFlags = "-cubin -Xptxas -v";
 
-/// The disk cache's bound: $KOPT_RESOURCE_CACHE_MAX_MB, default 16 (an
-/// entry is a few hundred bytes).
-std::uintmax_t diskCacheMaxBytes() {
-  double Mb = 16;
-  if (const char *Env = std::getenv("KOPT_RESOURCE_CACHE_MAX_MB"))
-    if (double V = std::atof(Env); V > 0)
-      Mb = V;
-  return static_cast<std::uintmax_t>(Mb * 1024 * 1024);
-}
-
 json::Value toJSON(const ResourceReport &R) {
   json::Array Kernels;
   for (const KernelResources &K : R.Kernels)
@@ -243,7 +233,9 @@ NvccResourceEstimator::compile(StringRef Path, StringRef Code, StringRef Arch) {
         if (OS.has_error() || sys::fs::rename(Tmp, Entry))
           sys::fs::remove(Tmp);
         else
-          eval::pruneKeyedFiles(diskCacheDir(), diskCacheMaxBytes());
+          eval::pruneKeyedFiles(
+              diskCacheDir(),
+              eval::cacheMaxBytes("KOPT_RESOURCE_CACHE_MAX_MB", 16));
       }
     }
   }

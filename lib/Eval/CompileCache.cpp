@@ -1,6 +1,7 @@
 //===- CompileCache.cpp - Compiled entry libraries by content -------------===//
 #include "kopt/Eval/CompileCache.h"
 #include "kopt/Eval/Compiler.h"
+#include "kopt/Eval/ReferenceCache.h"
 #include "kopt/Eval/Sha256.h"
 #include "kopt/Spec/ProblemValidator.h"
 
@@ -59,10 +60,7 @@ CompileCache::CompileCache(fs::path Root, std::uintmax_t MaxBytes)
     : Dir(std::move(Root) / "compile"), MaxBytes(MaxBytes) {}
 
 std::uintmax_t CompileCache::defaultMaxBytes() {
-  if (const char *Env = std::getenv("KOPT_COMPILE_CACHE_MAX_MB"))
-    if (char *End; std::strtoull(Env, &End, 10) > 0 && *End == '\0')
-      return std::strtoull(Env, nullptr, 10) << 20;
-  return std::uintmax_t(4) << 30;
+  return cacheMaxBytes("KOPT_COMPILE_CACHE_MAX_MB", 4096);
 }
 
 bool CompileCache::restore(const std::string &Key, CompileResult &R) const {

@@ -21,12 +21,16 @@ std::string referenceCacheKey(const std::string &LibraryBytes,
                    std::to_string(SeedBase) + "\n");
 }
 
-std::uintmax_t referenceCacheMaxBytes() {
-  double Mb = 4096;
-  if (const char *Env = std::getenv("KOPT_REFERENCE_CACHE_MAX_MB"))
+std::uintmax_t cacheMaxBytes(const char *Var, double DefaultMb) {
+  double Mb = DefaultMb;
+  if (const char *Env = std::getenv(Var))
     if (double V = std::atof(Env); V > 0)
       Mb = V;
   return static_cast<std::uintmax_t>(Mb * 1024 * 1024);
+}
+
+std::uintmax_t referenceCacheMaxBytes() {
+  return cacheMaxBytes("KOPT_REFERENCE_CACHE_MAX_MB", 4096);
 }
 
 std::uintmax_t pruneKeyedFiles(const fs::path &Dir, std::uintmax_t MaxBytes) {

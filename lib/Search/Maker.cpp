@@ -178,11 +178,7 @@ std::uintmax_t Maker::prune(std::uintmax_t MaxBytes) const {
 }
 
 std::uintmax_t Maker::defaultMaxBytes() {
-  double Mb = 512;
-  if (const char *Env = std::getenv("KOPT_MAKE_MEMO_MAX_MB"))
-    if (double V = std::atof(Env); V > 0)
-      Mb = V;
-  return static_cast<std::uintmax_t>(Mb * 1024 * 1024);
+  return eval::cacheMaxBytes("KOPT_MAKE_MEMO_MAX_MB", 512);
 }
 
 } // namespace kopt::search

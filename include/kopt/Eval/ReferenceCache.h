@@ -26,6 +26,10 @@ std::string referenceCacheKey(const std::string &LibraryBytes,
 /// $KOPT_REFERENCE_CACHE_MAX_MB (default 4096) in bytes.
 std::uintmax_t referenceCacheMaxBytes();
 
+/// A cache's bound in bytes: the megabytes in $\p Var when it holds a
+/// positive number, else \p DefaultMb.
+std::uintmax_t cacheMaxBytes(const char *Var, double DefaultMb);
+
 /// Removes the least recently used entries of a cache of files until the
 /// files in \p Dir take at most \p MaxBytes; the bytes removed. An entry is
 /// the files whose names start with the same key (up to the first '-' or
