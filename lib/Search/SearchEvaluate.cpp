@@ -25,10 +25,14 @@ bool Loop::processPending() {
 bool Loop::pipeline() {
   std::size_t Batch = std::max<std::size_t>(1, E.batchSize());
   // The first chunk is a job a kopt-opt worker (a batch at least), made in
-  // about the time of one job, so the device starts early; the next ones
-  // are twice that. A dry run makes the same chunks and stops where a run
-  // with its budget would, so its plan is what that run makes.
-  std::size_t Chunk = std::max<std::size_t>(Batch, Make.workers());
+  // about the time of one job, so the device starts early; each next one
+  // is twice the last (a validation has a cost of its own: the reference's
+  // compile and preprocessing). A dry run with a budget makes the same
+  // chunks and stops where a run with that budget would, so its plan is
+  // what that run makes; without one it makes everything at once.
+  std::size_t Chunk = O.DryRun && !O.Limits.Candidates
+                          ? SIZE_MAX
+                          : std::max<std::size_t>(Batch, Make.workers());
   for (std::size_t Count = 1; Count;) {
     if (budgetQueued() || (!O.DryRun && stopRequested()))
       break;
@@ -47,7 +51,7 @@ bool Loop::pipeline() {
         if (!launch() || !land())
           return false;
     }
-    Chunk = 2 * std::max<std::size_t>(Batch, Make.workers());
+    Chunk = Chunk > SIZE_MAX / 2 ? SIZE_MAX : 2 * Chunk;
   }
   if (O.DryRun)
     return true;
