@@ -254,7 +254,7 @@ class ClusterSplitPass
               replaceWithScaledLaunch(*L, Spec, HC, Edits))
         return Missed(L->Loc, *Why);
     Expected<bool> Added =
-        State.Fits.addBefore(Launches, fitsText(), Edits, HC);
+        State.Fits.addBefore(KC.info(), fitsText(), Edits, HC);
     if (!Added)
       return Missed(K.Loc, toString(Added.takeError()));
     if (Error E = KC.edits().merge(Edits))

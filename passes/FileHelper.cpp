@@ -12,14 +12,16 @@ void FileHelper::beginFile(const ASTContext &HC) {
   Present = declaresFileScopeFunction(HC, Name);
 }
 
-Expected<bool> FileHelper::addBefore(ArrayRef<const LaunchSite *> Launches,
-                                     StringRef Text, EditSet &Edits,
-                                     ASTContext &HC) {
+Expected<bool> FileHelper::addBefore(const ProgramInfo &Info, StringRef Text,
+                                     EditSet &Edits, ASTContext &HC) {
   if (Present)
     return false;
   std::vector<const Decl *> Callers;
-  for (const LaunchSite *L : Launches)
-    Callers.push_back(L->CallerDecl);
+  const SourceManager &SM = HC.getSourceManager();
+  for (const LaunchSite &L : Info.LaunchSites)
+    if (L.CallerDecl &&
+        SM.isInMainFile(SM.getExpansionLoc(L.CallerDecl->getBeginLoc())))
+      Callers.push_back(L.CallerDecl);
   if (Error E = Edits.insertBefore(fileScopeBefore(Callers, HC), Text, HC))
     return std::move(E);
   return true;

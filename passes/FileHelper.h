@@ -3,8 +3,8 @@
 // restrict-const, split-grid and tile-matmul guard their rewritten launches
 // with a small host function of their own (kopt_distinct_allocations,
 // kopt_split_grid_fits, kopt_matmul_tiles_fit). It goes into the file once,
-// at file scope before the first function that launches a rewritten kernel,
-// and not at all when the file has it already (an earlier run, or an
+// at file scope before the first function that launches a kernel, and not
+// at all when the file has it already (an earlier run, or an
 // earlier kernel of this run).
 //
 //===----------------------------------------------------------------------===//
@@ -28,11 +28,12 @@ public:
   /// At the start of a file: whether it declares the helper already.
   void beginFile(const clang::ASTContext &HC);
 
-  /// Adds Text to Edits before the functions that hold Launches, unless the
-  /// file has the helper; true when it did.
-  llvm::Expected<bool> addBefore(llvm::ArrayRef<const LaunchSite *> Launches,
-                                 llvm::StringRef Text, EditSet &Edits,
-                                 clang::ASTContext &HC);
+  /// Adds Text to Edits before every function of the file that launches a
+  /// kernel (a later kernel's rewritten launches call it too, and may sit
+  /// in a function before this kernel's), unless the file has the helper;
+  /// true when it did.
+  llvm::Expected<bool> addBefore(const ProgramInfo &Info, llvm::StringRef Text,
+                                 EditSet &Edits, clang::ASTContext &HC);
 
   /// Edits are merged into the pass's edits: the helper is in the file from
   /// now on if addBefore() \p Added it there.

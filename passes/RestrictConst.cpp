@@ -376,9 +376,9 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
         return Missed(toString(std::move(E)));
     }
     Expected<bool> Added =
-        AddsHelper
-            ? Helper.addBefore(Launches, distinctAllocationsHelper(), Edits, HC)
-            : Expected<bool>(false);
+        AddsHelper ? Helper.addBefore(Ctx.info(), distinctAllocationsHelper(),
+                                      Edits, HC)
+                   : Expected<bool>(false);
     if (!Added)
       return Missed(toString(Added.takeError()));
     if (Error E = Ctx.edits().merge(Edits))

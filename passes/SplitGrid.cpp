@@ -144,7 +144,7 @@ class SplitGridPass : public KernelPass<SplitGridOptions, SplitGridState> {
         return Missed(L->Loc, *Why);
     }
     Expected<bool> Added =
-        State.Helper.addBefore(Launches, helperText(), Edits, HC);
+        State.Helper.addBefore(KC.info(), helperText(), Edits, HC);
     if (!Added)
       return Missed(K.Loc, toString(Added.takeError()));
     if (Error E = KC.edits().merge(Edits))

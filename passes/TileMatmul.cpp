@@ -198,7 +198,7 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
     // The helper once, at file scope before every function that launches
     // the kernel (before the namespace, class or `extern "C"` it is in).
     Expected<bool> Added =
-        Helper.addBefore(Launches, matmulFitsHelper(), Edits, HC);
+        Helper.addBefore(KC.info(), matmulFitsHelper(), Edits, HC);
     if (!Added)
       return Missed(toString(Added.takeError()));
     for (const LaunchSite *L : Launches) {
