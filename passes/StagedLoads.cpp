@@ -147,10 +147,10 @@ class StagedLoadsPass : public KernelPass<StagedLoadsOptions> {
       KC.missed(L.Loc, "block-stride loop not staged: " + Why);
     };
     std::optional<CountedLoop> CL = matchCountedLoop(L.For);
+    // L is a BlockStride loop: its step is blockDim.x, an unchanged local
+    // copy of it, or a name every launch's block size equals.
     if (!CL || !isa<DeclStmt>(L.For->getInit()) || CL->Inclusive ||
-        !isThreadIdxX(CL->Init, K.Decl->getBody()) || !CL->Step ||
-        !(isBuiltin(stripCasts(CL->Step), BuiltinVar::BlockDim, 0) ||
-          L.StepIsBlockSize))
+        !isThreadIdxX(CL->Init, K.Decl->getBody()) || !CL->Step)
       return Missed("it is not 'for (T j = threadIdx.x; j < n; j += "
                     "blockDim.x)'");
     unsigned U = options().Vectors;

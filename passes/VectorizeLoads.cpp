@@ -95,20 +95,16 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
       return;
     for (const LoopInfo &L : K.Loops)
       if (L.K == LoopInfo::Counted &&
-          (L.ThreadStartConstStep.value_or(0) >= 32 ||
-           L.ThreadStartParamStep)) {
-        // `i += BLOCK`, `i += block_size`: block-stride loops only where
-        // that is blockDim.x.
+          (L.ThreadStartConstStep.value_or(0) >= 32 || L.ThreadStartParamStep ||
+           L.GridStartConstBlock)) {
+        // `i += BLOCK`, `i += block_size`, `i += BLOCK * gridDim.x`:
+        // block- and grid-stride loops only where that is blockDim.x.
         Ctx.missed(K.Name, L.Loc,
                    "loop not vectorized: " +
                        whyStepIsNotBlockSize(Ctx.info(), K, L));
         Found = true;
       }
-    auto BlockX = Ctx.info().launchedBlockX(K);
-    if (std::optional<ElementRegion> R = matchOnePerThread(
-            K, std::holds_alternative<int64_t>(BlockX)
-                   ? std::optional<int64_t>(std::get<int64_t>(BlockX))
-                   : std::nullopt)) {
+    if (std::optional<ElementRegion> R = matchOnePerThread(K)) {
       vectorizeOnePerThread(Ctx, K, *R);
       return;
     }

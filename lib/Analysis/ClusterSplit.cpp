@@ -73,13 +73,18 @@ bool isSharedRead(const DeclRefExpr *Ref, const ParentMap &Parents) {
   return false;
 }
 
-/// `for (T i = threadIdx.x; i < N; i += blockDim.x)`, N one value in the
-/// block and i not changed in the body.
+/// `for (T i = threadIdx.x; i < N; i += blockDim.x)` (or a step every
+/// launch's block size equals, LoopInfo::StepIsBlockSize), N one value in
+/// the block and i not changed in the body.
 std::optional<ClusterLoop> matchBlockStride(const ForStmt *For,
-                                            const FunctionDecl *F) {
+                                            const KernelInfo &K) {
+  const FunctionDecl *F = K.Decl;
   std::optional<CountedLoop> CL = matchCountedLoop(For);
+  const LoopInfo *Facts = loopOf(K, For);
   if (!CL || CL->Inclusive || !CL->Step ||
-      !isBuiltin(stripCasts(CL->Step), BuiltinVar::BlockDim, 0) ||
+      !(isBuiltin(stripCasts(CL->Step), BuiltinVar::BlockDim, 0) ||
+        (Facts && Facts->K == LoopInfo::BlockStride &&
+         Facts->StepIsBlockSize)) ||
       !isThreadIdxX(CL->Init, F->getBody()) || !isBlockUniform(CL->Bound, F) ||
       isModifiedIn(CL->Var, For->getBody()))
     return std::nullopt;
@@ -379,7 +384,7 @@ Decision<ClusterSplitPlan> planClusterSplit(const KernelInfo &K, ASTContext &AC,
     const auto *For = dyn_cast<ForStmt>(S);
     if (Why || !For)
       return;
-    std::optional<ClusterLoop> L = matchBlockStride(For, F);
+    std::optional<ClusterLoop> L = matchBlockStride(For, K);
     if (!L)
       return;
     if (std::optional<Refusal> U =
@@ -402,7 +407,7 @@ Decision<ClusterSplitPlan> planClusterSplit(const KernelInfo &K, ASTContext &AC,
                R->getDecl()->getNameAsString() +
                "' (each block would hold only its part)";
       else if (const auto *In = dyn_cast<ForStmt>(X);
-               In && matchBlockStride(In, F))
+               In && matchBlockStride(In, K))
         What = "holds another block-stride loop";
       if (!What.empty())
         Why = refuse("the block-stride loop at " +

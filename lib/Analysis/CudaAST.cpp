@@ -145,13 +145,45 @@ const Expr *localInit(const Expr *E, const Stmt *Scope) {
   return V->getInit();
 }
 
-/// Is E the product A * B (or B * A)?
-bool isProductOf(const Expr *E, BuiltinVar A, BuiltinVar B) {
+/// If E is `A * S` or `S * A`, with S blockDim.x or (given Ctx) a
+/// compile-time constant: how S names the block size.
+std::optional<BlockTerm> blockTimes(const Expr *E, BuiltinVar A,
+                                    const Stmt *Scope, const ASTContext *Ctx) {
   const auto *Mul = dyn_cast<BinaryOperator>(stripCasts(E));
   if (!Mul || Mul->getOpcode() != BO_Mul)
-    return false;
-  return (isBuiltin(Mul->getLHS(), A) && isBuiltin(Mul->getRHS(), B)) ||
-         (isBuiltin(Mul->getLHS(), B) && isBuiltin(Mul->getRHS(), A));
+    return std::nullopt;
+  for (auto [X, S] : {std::pair(Mul->getLHS(), Mul->getRHS()),
+                      std::pair(Mul->getRHS(), Mul->getLHS())}) {
+    if (!isBuiltin(X, A))
+      continue;
+    if (isBuiltin(S, BuiltinVar::BlockDim))
+      return BlockTerm{};
+    if (Ctx)
+      if (std::optional<int64_t> C = evaluateInt(S, *Ctx, Scope))
+        return BlockTerm{C};
+  }
+  return std::nullopt;
+}
+
+std::optional<BlockTerm> globalThreadIndex(const Expr *E, const Stmt *Scope,
+                                           const ASTContext *Ctx) {
+  E = stripCasts(followLocalInit(stripCasts(E), Scope));
+  const auto *Add = dyn_cast<BinaryOperator>(E);
+  if (!Add || Add->getOpcode() != BO_Add)
+    return std::nullopt;
+  for (auto [Base, Tid] : {std::pair(Add->getLHS(), Add->getRHS()),
+                           std::pair(Add->getRHS(), Add->getLHS())})
+    if (isBuiltin(Tid, BuiltinVar::ThreadIdx))
+      if (std::optional<BlockTerm> T =
+              blockTimes(Base, BuiltinVar::BlockIdx, Scope, Ctx))
+        return T;
+  return std::nullopt;
+}
+
+std::optional<BlockTerm> gridStride(const Expr *E, const Stmt *Scope,
+                                    const ASTContext *Ctx) {
+  return blockTimes(followLocalInit(stripCasts(E), Scope), BuiltinVar::GridDim,
+                    Scope, Ctx);
 }
 
 } // namespace
@@ -167,27 +199,22 @@ const Expr *followLocalInit(const Expr *E, const Stmt *Scope) {
 }
 
 bool isGlobalThreadIndex(const Expr *E, const Stmt *Scope) {
-  E = stripCasts(E);
-  if (const Expr *Init = localInit(E, Scope))
-    return isGlobalThreadIndex(Init, Scope);
-  const auto *Add = dyn_cast<BinaryOperator>(E);
-  if (!Add || Add->getOpcode() != BO_Add)
-    return false;
-  auto IsBase = [](const Expr *X) {
-    return isProductOf(X, BuiltinVar::BlockIdx, BuiltinVar::BlockDim);
-  };
-  auto IsTid = [](const Expr *X) {
-    return isBuiltin(X, BuiltinVar::ThreadIdx);
-  };
-  return (IsBase(Add->getLHS()) && IsTid(Add->getRHS())) ||
-         (IsTid(Add->getLHS()) && IsBase(Add->getRHS()));
+  return globalThreadIndex(E, Scope, nullptr).has_value();
 }
 
 bool isGridStride(const Expr *E, const Stmt *Scope) {
-  E = stripCasts(E);
-  if (const Expr *Init = localInit(E, Scope))
-    return isGridStride(Init, Scope);
-  return isProductOf(E, BuiltinVar::BlockDim, BuiltinVar::GridDim);
+  return gridStride(E, Scope, nullptr).has_value();
+}
+
+std::optional<BlockTerm> matchGlobalThreadIndex(const Expr *E,
+                                                const Stmt *Scope,
+                                                const ASTContext &Ctx) {
+  return globalThreadIndex(E, Scope, &Ctx);
+}
+
+std::optional<BlockTerm> matchGridStride(const Expr *E, const Stmt *Scope,
+                                         const ASTContext &Ctx) {
+  return gridStride(E, Scope, &Ctx);
 }
 
 std::optional<CountedLoop> matchCountedLoop(const ForStmt *For) {

@@ -291,39 +291,8 @@ bool declaresVectorCarrier(const Stmt *S, ASTContext &Ctx) {
   return false;
 }
 
-namespace {
-
-/// `blockIdx.x * C + threadIdx.x` (in any order, through an unchanged
-/// local) with C a constant equal to BlockX.
-bool isNamedGlobalThreadIndex(const Expr *E, const Stmt *Scope, int64_t BlockX,
-                              const ASTContext &Ctx) {
-  E = stripCasts(followLocalInit(stripCasts(E), Scope));
-  const auto *Add = dyn_cast<BinaryOperator>(E);
-  if (!Add || Add->getOpcode() != BO_Add)
-    return false;
-  auto IsBase = [&](const Expr *X) {
-    const auto *Mul = dyn_cast<BinaryOperator>(stripCasts(X));
-    if (!Mul || Mul->getOpcode() != BO_Mul)
-      return false;
-    for (auto [Idx, Size] : {std::pair(Mul->getLHS(), Mul->getRHS()),
-                             std::pair(Mul->getRHS(), Mul->getLHS())})
-      if (isBuiltin(Idx, BuiltinVar::BlockIdx) &&
-          evaluateInt(Size, Ctx, Scope) == BlockX)
-        return true;
-    return false;
-  };
-  auto IsTid = [](const Expr *X) {
-    return isBuiltin(X, BuiltinVar::ThreadIdx);
-  };
-  return (IsBase(Add->getLHS()) && IsTid(Add->getRHS())) ||
-         (IsTid(Add->getLHS()) && IsBase(Add->getRHS()));
-}
-
-} // namespace
-
 /// `T i = gid; if (i < n) STMT` as the whole kernel body.
-std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K,
-                                               std::optional<int64_t> BlockX) {
+std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K) {
   const auto *Body = dyn_cast<CompoundStmt>(K.Decl->getBody());
   if (!Body || Body->size() != 2)
     return std::nullopt;
@@ -333,10 +302,11 @@ std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K,
       If->getConditionVariable())
     return std::nullopt;
   const auto *V = dyn_cast<VarDecl>(DS->getSingleDecl());
-  if (!V || !V->getInit() ||
-      !(isGlobalThreadIndex(V->getInit(), Body) ||
-        (BlockX && isNamedGlobalThreadIndex(V->getInit(), Body, *BlockX,
-                                            K.Decl->getASTContext()))))
+  if (!V || !V->getInit())
+    return std::nullopt;
+  std::optional<BlockTerm> Index =
+      matchGlobalThreadIndex(V->getInit(), Body, K.Decl->getASTContext());
+  if (!Index || (Index->Constant && Index->Constant != K.LaunchedBlockX))
     return std::nullopt;
   const auto *Cond =
       dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());

@@ -48,11 +48,12 @@ public:
   }
 
 private:
-  static bool isGridStrideLoop(const Stmt *S, const Stmt *Scope) {
+  /// Written with blockDim.x, or with a constant every launch's block
+  /// size equals (KernelFacts and markLaunchedBlockStrides classify both).
+  bool isGridStrideLoop(const Stmt *S) const {
     const auto *For = dyn_cast<ForStmt>(S);
-    std::optional<CountedLoop> CL = For ? matchCountedLoop(For) : std::nullopt;
-    return CL && CL->Step && isGlobalThreadIndex(CL->Init, Scope) &&
-           isGridStride(CL->Step, Scope);
+    const LoopInfo *L = For ? loopOf(K, For) : nullptr;
+    return L && L->K == LoopInfo::GridStride;
   }
 
   /// The start of S's text, for a remark.
@@ -64,10 +65,17 @@ private:
   /// Declarations, then the grid-stride loop, and nothing else.
   std::optional<Refusal> checkShape() {
     for (const Stmt *S : Body->body())
-      if (isGridStrideLoop(S, Body)) {
+      if (isGridStrideLoop(S)) {
         Plan.Loop = cast<ForStmt>(S);
         break;
       }
+    for (const Stmt *S : Body->body())
+      if (const auto *For = dyn_cast<ForStmt>(S); !Plan.Loop && For)
+        if (const LoopInfo *L = loopOf(K, For); L && L->GridStartConstBlock)
+          return refuse(For,
+                        "the loop names the block size in its start and "
+                        "stride: " +
+                            whyNotLaunchedBlockX(K, *L->GridStartConstBlock));
     if (!Plan.Loop)
       return refuse(nullptr, "no loop at the kernel's top level is `for (i "
                              "= blockIdx.x * blockDim.x + threadIdx.x; i < "

@@ -172,6 +172,16 @@ private:
       L.K = LoopInfo::BlockStride;
     else
       L.K = LoopInfo::Counted;
+    if (L.K == LoopInfo::Counted && C->Step) {
+      // `blockIdx.x * BLOCK + threadIdx.x; i += BLOCK * gridDim.x`: a
+      // grid-stride loop where every launch runs BLOCK threads.
+      std::optional<BlockTerm> Start =
+          matchGlobalThreadIndex(C->Init, Body, Ctx);
+      std::optional<BlockTerm> Stride = matchGridStride(C->Step, Body, Ctx);
+      if (Start && Stride && Start->Constant &&
+          Start->Constant == Stride->Constant)
+        L.GridStartConstBlock = Start->Constant;
+    }
     if (L.K == LoopInfo::Counted && C->Step && isBlockStart(C->Init)) {
       // A step every launch may fix to blockDim.x (markLaunchedBlockStrides).
       L.ThreadStartConstStep = evaluateInt(C->Step, Ctx, Body);
@@ -278,6 +288,23 @@ void findReReads(KernelInfo &K) {
 }
 
 } // namespace
+
+std::string whyNotLaunchedBlockX(const KernelInfo &K, int64_t C) {
+  std::string Prefix = "the constant " + std::to_string(C) +
+                       " stands for blockDim.x only where every launch runs " +
+                       std::to_string(C) + " threads in x, and ";
+  if (K.LaunchedBlockX)
+    return Prefix + "every launch runs " + std::to_string(*K.LaunchedBlockX);
+  return Prefix + "the launches in this file do not all run one constant "
+                  "block";
+}
+
+const LoopInfo *loopOf(const KernelInfo &K, const ForStmt *For) {
+  for (const LoopInfo &L : K.Loops)
+    if (L.For == For)
+      return &L;
+  return nullptr;
+}
 
 KernelInfo analyzeKernel(const FunctionDecl *FD, ASTContext &Ctx) {
   KernelInfo K;

@@ -217,10 +217,17 @@ ProgramInfo::launchedBlockX(const KernelInfo &K) const {
 namespace {
 
 void markLoops(KernelInfo &K, const ProgramInfo &Info) {
+  auto X = Info.launchedBlockX(K);
+  if (const int64_t *Value = std::get_if<int64_t>(&X))
+    K.LaunchedBlockX = *Value;
   for (LoopInfo &L : K.Loops)
-    if (L.K == LoopInfo::Counted &&
-        (L.ThreadStartConstStep || L.ThreadStartParamStep) &&
-        whyStepIsNotBlockSize(Info, K, L).empty()) {
+    if (L.K == LoopInfo::Counted && L.GridStartConstBlock &&
+        L.GridStartConstBlock == K.LaunchedBlockX) {
+      L.K = LoopInfo::GridStride;
+      L.StepIsBlockSize = true;
+    } else if (L.K == LoopInfo::Counted &&
+               (L.ThreadStartConstStep || L.ThreadStartParamStep) &&
+               whyStepIsNotBlockSize(Info, K, L).empty()) {
       L.K = LoopInfo::BlockStride;
       L.StepIsBlockSize = true;
     }
@@ -244,6 +251,20 @@ std::optional<std::string> blockPassedToParameter(const ProgramInfo &Info,
 
 std::string whyStepIsNotBlockSize(const ProgramInfo &Info, const KernelInfo &K,
                                   const LoopInfo &L) {
+  if (L.GridStartConstBlock) {
+    std::string C = std::to_string(*L.GridStartConstBlock);
+    std::string What = "it starts at 'blockIdx.x * " + C +
+                       " + threadIdx.x' and steps by '" + C +
+                       " * gridDim.x', a grid-stride loop only where " + C +
+                       " is blockDim.x, and ";
+    auto X = Info.launchedBlockX(K);
+    if (auto *Why = std::get_if<std::string>(&X))
+      return What + *Why;
+    if (std::get<int64_t>(X) != *L.GridStartConstBlock)
+      return What + "every launch runs " +
+             std::to_string(std::get<int64_t>(X)) + " threads in x";
+    return "";
+  }
   if (L.ThreadStartConstStep) {
     std::string Step = std::to_string(*L.ThreadStartConstStep);
     if (*L.ThreadStartConstStep < 32)

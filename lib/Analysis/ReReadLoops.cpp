@@ -151,8 +151,13 @@ std::optional<Refusal> checkLoop(const ForStmt *For, const KernelInfo &K,
                     ? "does not start at threadIdx.x (each thread runs it "
                       "whole: serial-loops=true caches such loops)"
                     : "does not start at threadIdx.x");
-  if (!RunsWhole && (!CL->Step || !isBuiltin(CL->Step, BuiltinVar::BlockDim)))
-    return Fail("does not step by blockDim.x");
+  const LoopInfo *Facts = loopOf(K, For);
+  if (!RunsWhole &&
+      (!CL->Step || !(isBuiltin(CL->Step, BuiltinVar::BlockDim) ||
+                      (Facts && Facts->K == LoopInfo::BlockStride &&
+                       Facts->StepIsBlockSize))))
+    return Fail("does not step by blockDim.x (or a constant or parameter "
+                "every launch's block size equals)");
   if (CL->Inclusive)
     return Fail("compares with '<=': not handled");
   QualType T = CL->Var->getType();

@@ -83,6 +83,7 @@ private:
     if (std::optional<std::string> Hidden = hiddenPointer(K.Decl, Ctx))
       return refuse(nullptr, *Hidden);
     std::optional<Refusal> Why;
+    std::optional<int64_t> Named;          // a row naming another block size
     SmallVector<const Stmt *, 8> Builtins; // in source order, for remarks
     forEachSubStmt(Body, [&](const Stmt *S) {
       if (Why)
@@ -94,14 +95,24 @@ private:
       else if (const auto *VD = dyn_cast<DeclStmt>(S)) {
         for (const Decl *D : VD->decls())
           if (const auto *V = dyn_cast<VarDecl>(D);
-              V && !Plan.Row && V->getInit() &&
-              isGlobalThreadIndex(V->getInit(), Body))
-            Plan.Row = V;
+              V && !Plan.Row && V->getInit())
+            if (std::optional<BlockTerm> T =
+                    matchGlobalThreadIndex(V->getInit(), Body, Ctx)) {
+              if (!T->Constant || T->Constant == K.LaunchedBlockX)
+                Plan.Row = V;
+              else if (!Named)
+                Named = T->Constant;
+            }
       } else if (const auto *C = dyn_cast<CallExpr>(S))
         Why = checkCall(C);
     });
     if (Why)
       return Why;
+    if (!Plan.Row && Named)
+      return refuse(nullptr, "the row 'blockIdx.x * " + std::to_string(*Named) +
+                                 " + threadIdx.x' is not a thread's place in "
+                                 "the grid: " +
+                                 whyNotLaunchedBlockX(K, *Named));
     if (!Plan.Row)
       return refuse(nullptr, "no variable holds 'blockIdx.x * blockDim.x + "
                              "threadIdx.x' (the row of a thread-per-row "

@@ -72,6 +72,26 @@ bool isGlobalThreadIndex(const clang::Expr *E, const clang::Stmt *Scope);
 /// to it and never modified in Scope.
 bool isGridStride(const clang::Expr *E, const clang::Stmt *Scope);
 
+/// How an index or a stride writes the block's x extent: blockDim.x
+/// (Constant empty), or a compile-time constant (a macro, a constexpr, a
+/// template argument), which is blockDim.x only where every launch runs
+/// blocks of that many threads in x (KernelInfo::LaunchedBlockX).
+struct BlockTerm {
+  std::optional<int64_t> Constant;
+};
+
+/// isGlobalThreadIndex, also with the block size written as a constant
+/// (`blockIdx.x * BLOCK + threadIdx.x`).
+std::optional<BlockTerm> matchGlobalThreadIndex(const clang::Expr *E,
+                                                const clang::Stmt *Scope,
+                                                const clang::ASTContext &Ctx);
+
+/// isGridStride, also with the block size written as a constant (`BLOCK *
+/// gridDim.x`).
+std::optional<BlockTerm> matchGridStride(const clang::Expr *E,
+                                         const clang::Stmt *Scope,
+                                         const clang::ASTContext &Ctx);
+
 /// The canonical shape of a counted for-loop: `for (T i = Init; i < Bound;
 /// i += Step)` (also `++i`, `i++`, `i = i + Step`, `<=`, `Bound > i`).
 struct CountedLoop {

@@ -114,12 +114,10 @@ struct VectorPlan {
 };
 
 /// The one-element-per-thread shape `T i = gid; if (i < n) STMT` as the
-/// whole kernel body. With BlockX (blockDim.x of every launch,
-/// ProgramInfo::launchedBlockX), gid may name the block size as a constant
-/// equal to it (`blockIdx.x * BLOCK + threadIdx.x`).
-std::optional<ElementRegion>
-matchOnePerThread(const KernelInfo &K,
-                  std::optional<int64_t> BlockX = std::nullopt);
+/// whole kernel body. gid may name the block size as a constant equal to
+/// blockDim.x of every launch (`blockIdx.x * BLOCK + threadIdx.x`,
+/// KernelInfo::LaunchedBlockX).
+std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K);
 
 /// Whether Index is element-wise in Var: `i`, `off + i` or `i + off`, where
 /// off is the same for all threads and loop iterations and its variables

@@ -51,10 +51,14 @@ struct LoopInfo {
   /// Such a loop stepping by a parameter of the kernel that it never
   /// changes (llm.c's `i += block_size`): the parameter's index.
   std::optional<unsigned> ThreadStartParamStep;
-  /// A BlockStride loop whose step is written as a constant (a macro, a
-  /// constexpr, a template argument) or a parameter that every launch's
-  /// blockDim.x equals (markLaunchedBlockStrides): the same loop as one
-  /// stepping by blockDim.x, in the kernels this file launches.
+  /// A loop `for (i = blockIdx.x * C + threadIdx.x; ...; i += C *
+  /// gridDim.x)` with C a compile-time constant (a macro, a constexpr, a
+  /// template argument): C.
+  std::optional<int64_t> GridStartConstBlock;
+  /// A BlockStride or GridStride loop whose step is written as a constant
+  /// or a parameter that every launch's blockDim.x equals
+  /// (markLaunchedBlockStrides): the same loop as one stepping by
+  /// blockDim.x, in the kernels this file launches.
   bool StepIsBlockSize = false;
   static llvm::StringRef kindName(Kind K);
 };
@@ -122,6 +126,10 @@ struct KernelInfo {
   std::optional<int64_t> LaunchBoundsMaxThreads;
   std::optional<int64_t> LaunchBoundsMinBlocks;
   std::vector<LoopInfo> Loops;
+  /// The x extent every launch of this kernel in the file runs, where all
+  /// are one constant and none is hidden (markLaunchedBlockStrides): what a
+  /// constant written for blockDim.x must equal.
+  std::optional<int64_t> LaunchedBlockX;
   std::vector<AccessInfo> Accesses;
   /// Accesses through local pointers fixed to a parameter (AccessInfo::
   /// Through), kept apart: the analyses that read Accesses see parameters
@@ -201,6 +209,14 @@ struct ProgramInfo {
 /// writes them ("<float, 256>"); empty for other functions.
 std::string templateArgumentsText(const clang::FunctionDecl *FD);
 
+/// Why the constant C, written where blockDim.x would be, is not K's block
+/// size: "every launch runs N threads in x", or that the launches do not
+/// all run one constant block.
+std::string whyNotLaunchedBlockX(const KernelInfo &K, int64_t C);
+
+/// K's facts about the loop For; nullptr if For is not K's.
+const LoopInfo *loopOf(const KernelInfo &K, const clang::ForStmt *For);
+
 /// The facts of one kernel definition (device-side AST).
 KernelInfo analyzeKernel(const clang::FunctionDecl *FD, clang::ASTContext &Ctx);
 
@@ -212,7 +228,8 @@ void findLaunchSites(clang::ASTContext &HostCtx, ProgramInfo &Info);
 /// constant equal to blockDim.x of every launch of their kernel (or
 /// template instantiation) in Info, or by a parameter every launch passes
 /// the value of its 1-D block (`k<<<g, bs>>>(..., bs)`), when no launch is
-/// hidden.
+/// hidden; as GridStride the loops whose start and stride name that
+/// constant (GridStartConstBlock); and sets each kernel's LaunchedBlockX.
 void markLaunchedBlockStrides(ProgramInfo &Info);
 
 /// Where a launch of K in Info may pass its block's x extent to an integer
@@ -225,8 +242,9 @@ std::optional<std::string> blockPassedToParameter(const ProgramInfo &Info,
 /// Why L, a loop of K that starts at a thread's place in the block and
 /// steps by a constant or a parameter (ThreadStartConstStep,
 /// ThreadStartParamStep), is not a block-stride loop by K's launches in
-/// Info; empty if it is one. A constant below 32 is not taken for a block
-/// size.
+/// Info, or L, a grid-stride loop written with a constant block size
+/// (GridStartConstBlock), is not one; empty if it is. A constant below 32
+/// is not taken for a block size.
 std::string whyStepIsNotBlockSize(const ProgramInfo &Info, const KernelInfo &K,
                                   const LoopInfo &L);
 

@@ -211,7 +211,7 @@ __global__ void different_bounds(const float *__restrict__ x, float *__restrict_
 }
 
 // REMARK-DAG: register-cache.cu:[[@LINE+7]]:12: remark: registers not used as a cache: 'x[j]' is read again at [[@LINE+7]]:12, but the loop at [[@LINE+4]]:3 does not start at threadIdx.x (each thread runs it whole: serial-loops=true caches such loops) [-Rpass-missed=register-cache]
-// REMARK-DAG: register-cache.cu:[[@LINE+8]]:13: remark: registers not used as a cache: 'x[j]' is read again at [[@LINE+8]]:13, but the loop at [[@LINE+7]]:3 does not step by blockDim.x [-Rpass-missed=register-cache]
+// REMARK-DAG: register-cache.cu:[[@LINE+8]]:13: remark: registers not used as a cache: 'x[j]' is read again at [[@LINE+8]]:13, but the loop at [[@LINE+7]]:3 does not step by blockDim.x (or a constant or parameter every launch's block size equals) [-Rpass-missed=register-cache]
 __global__ void shapes(const float *__restrict__ x, float *__restrict__ y, int n) {
   float s = 0.0f;
   for (int j = 0; j < n; j++)

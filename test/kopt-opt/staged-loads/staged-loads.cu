@@ -268,6 +268,16 @@ __global__ void offset_start(const float *x, float *out, int n) {
   out[threadIdx.x] = s;
 }
 
+// Stepping by a local copy of blockDim.x.
+// CHECK-DAG: staged-loads.cu:[[@LINE+4]]:3: remark: staged 'x' through shared memory as vector loads (2 per thread, blocks of 256 threads); each thread reads its own elements in the original order [-Rpass=staged-loads]
+__global__ void local_step(const float *x, float *out, int n) {
+  const int bs = blockDim.x;
+  float s = 0.0f;
+  for (int j = threadIdx.x; j < n; j += bs)
+    s += x[j];
+  out[threadIdx.x] = s;
+}
+
 template <typename T>
 __global__ void templated(const T *x, T *out, int n) {
   T s = 0;
@@ -293,6 +303,7 @@ void launch(const __nv_bfloat16 *xb, const float *x, const double *d,
   two_sizes<<<1, 256>>>(x, f, n);
   runtime_size<<<1, threads>>>(x, f, n);
   offset_start<<<1, 256>>>(x, f, n);
+  local_step<<<1, 256>>>(x, f, n);
   templated<float><<<1, 256>>>(x, f, n);
   atomics<<<1, 256>>>(x, f, n);
   via_local<<<4, 256>>>(x, f, n);

@@ -1,9 +1,10 @@
 // Block sizes as real code names them: a macro, a template argument, a
 // parameter every launch passes its block size to (llm.c's block_size), a
-// local copy of blockDim.x, a literal tree start. The loops `i += BLOCK`, trees `BLOCK / 2` and
-// indices `blockIdx.x * BLOCK + threadIdx.x` are block-stride loops,
-// canonical trees and global thread indices under these launches, and the
-// passes take them. Prints every result (sums as hex, element-wise outputs
+// local copy of blockDim.x, a literal tree start. The loops `i += BLOCK`
+// and `i += BLOCK * gridDim.x`, trees `BLOCK / 2` and indices
+// `blockIdx.x * BLOCK + threadIdx.x` are block-stride loops, grid-stride
+// loops, canonical trees and global thread indices under these launches,
+// and the passes take them. Prints every result (sums as hex, element-wise outputs
 // as a hash of their bytes): the original and the rewritten build must
 // print the same lines, bit for bit.
 #include <cstdint>
@@ -112,6 +113,44 @@ __global__ void axpy_named(const float *x, float *y, int n) {
     y[i] = 3.0f * x[i] + 0.25f;
 }
 
+// One thread a row, its row written with the block's name (row-reduce).
+__global__ void rowmax_threads(const float *x, float *out, int rows, int n) {
+  int r = blockIdx.x * BLOCK + threadIdx.x;
+  if (r < rows) {
+    float m = -1e30f;
+    for (int j = 0; j < n; ++j)
+      m = fmaxf(m, x[(long)r * n + j]);
+    out[r] = m;
+  }
+}
+
+// A grid-stride loop written with the block's name (split-grid,
+// vectorize-loads).
+__global__ void scale_grid(const float *x, float *y, int n) {
+  for (int i = blockIdx.x * BLOCK + threadIdx.x; i < n; i += BLOCK * gridDim.x)
+    y[i] = 0.5f * x[i] - 2.0f;
+}
+
+// A block a row stepping by the block's name: a maximum, then each
+// element shifted by it (cluster-split, register-cache).
+__global__ void shiftmax_rows(const float *x, float *y, int n) {
+  __shared__ float buf[BLOCK];
+  const float *row = x + (long)blockIdx.x * n;
+  float m = -1e30f;
+  for (int i = threadIdx.x; i < n; i += BLOCK)
+    m = fmaxf(m, row[i]);
+  buf[threadIdx.x] = m;
+  __syncthreads();
+  for (int k = BLOCK / 2; k > 0; k >>= 1) {
+    if (threadIdx.x < k)
+      buf[threadIdx.x] = fmaxf(buf[threadIdx.x], buf[threadIdx.x + k]);
+    __syncthreads();
+  }
+  m = buf[0];
+  for (int i = threadIdx.x; i < n; i += BLOCK)
+    y[(long)blockIdx.x * n + i] = row[i] - m;
+}
+
 // A launcher as real code writes one: the grid covers `total` elements.
 static void axpyNamed(const float *x, float *y, int total) {
   axpy_named<<<(total + BLOCK - 1) / BLOCK, BLOCK>>>(x, y, total);
@@ -169,6 +208,12 @@ int main() {
       sums("rowmax_template<512>");
       axpyNamed(in, y, rows * n);
       elements("axpy_named", BLOCK);
+      rowmax_threads<<<(rows + BLOCK - 1) / BLOCK, BLOCK>>>(in, out, rows, n);
+      sums("rowmax_threads");
+      scale_grid<<<2, BLOCK>>>(in, y, rows * n);
+      elements("scale_grid", BLOCK);
+      shiftmax_rows<<<rows, BLOCK>>>(in, y, n);
+      elements("shiftmax_rows", BLOCK);
       for (int bs : sizes) {
         scale_param<<<rows, bs>>>(in, y, n, bs);
         elements("scale_param", bs);
