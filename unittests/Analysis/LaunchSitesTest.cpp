@@ -40,6 +40,18 @@ __global__ void local_copy(float *y, int n) {
 __global__ void small_step(float *y, int n) {
   for (int i = threadIdx.x; i < n; i += 4) y[i] = 0;
 }
+__global__ void grid_macro(float *y, int n) {
+  for (int i = blockIdx.x * BLOCK + threadIdx.x; i < n; i += BLOCK * gridDim.x)
+    y[i] = 0;
+}
+__global__ void grid_macro_other(float *y, int n) {
+  for (int i = threadIdx.x + BLOCK * blockIdx.x; i < n; i += gridDim.x * BLOCK)
+    y[i] = 0;
+}
+__global__ void grid_mixed(float *y, int n) {
+  for (int i = blockIdx.x * BLOCK + threadIdx.x; i < n; i += 128 * gridDim.x)
+    y[i] = 0;
+}
 __global__ void unlaunched(float *y, int n) {
   for (int i = threadIdx.x; i < n; i += BLOCK) y[i] = 0;
 }
@@ -54,6 +66,9 @@ void launch(float *y, int n, int threads) {
   param_effects<<<4, threads>>>(y, n++, threads);
   local_copy<<<4, threads>>>(y, n);
   small_step<<<4, 4>>>(y, n);
+  grid_macro<<<8, BLOCK>>>(y, n);
+  grid_macro_other<<<8, 128>>>(y, n);
+  grid_mixed<<<8, 256>>>(y, n);
 }
 )";
 
@@ -123,6 +138,26 @@ TEST(LaunchSites, ParameterStepPassedTheBlock) {
 TEST(LaunchSites, LocalCopyOfBlockDim) {
   EXPECT_EQ(loopOf("local_copy").first, LoopInfo::BlockStride);
   EXPECT_FALSE(kernel("local_copy").Loops.back().StepIsBlockSize);
+}
+
+TEST(LaunchSites, GridStrideWithConstantBlock) {
+  const KernelInfo &K = kernel("grid_macro");
+  EXPECT_EQ(K.LaunchedBlockX, 256);
+  EXPECT_EQ(loopOf("grid_macro").first, LoopInfo::GridStride);
+  EXPECT_TRUE(K.Loops.back().StepIsBlockSize);
+  // Operands in the other order; launched with 128 threads.
+  auto [Kind, Why] = loopOf("grid_macro_other");
+  EXPECT_EQ(Kind, LoopInfo::Counted);
+  EXPECT_EQ(kernel("grid_macro_other").Loops.back().GridStartConstBlock, 256);
+  EXPECT_NE(Why.find("a grid-stride loop only where 256 is blockDim.x, and "
+                     "every launch runs 128 threads in x"),
+            std::string::npos)
+      << Why;
+  // The start and the stride name different block sizes.
+  EXPECT_EQ(loopOf("grid_mixed").first, LoopInfo::Counted);
+  EXPECT_FALSE(kernel("grid_mixed").Loops.back().GridStartConstBlock);
+  // Launches of two sizes: no one block.
+  EXPECT_FALSE(kernel("macro_two").LaunchedBlockX);
 }
 
 TEST(LaunchSites, BlockPassedToParameter) {
