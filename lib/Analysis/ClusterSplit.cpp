@@ -8,6 +8,7 @@
 
 #include "kopt/Analysis/ControlFlow.h"
 #include "kopt/Analysis/CudaAST.h"
+#include "kopt/Analysis/LocalPointers.h"
 #include "kopt/Analysis/LoopAccumulators.h"
 #include "kopt/Analysis/Mutation.h"
 #include "kopt/Analysis/ReductionTree.h"
@@ -99,31 +100,6 @@ std::optional<ClusterLoop> matchBlockStride(const ForStmt *For,
   if (ReadsBlock)
     return std::nullopt;
   return ClusterLoop{For, CL->Var, CL->Init, CL->Bound};
-}
-
-/// The variable a pointer expression starts from: through casts, pointer
-/// arithmetic and locals initialized once (`in = x + blockIdx.x * n`).
-const ValueDecl *pointerRoot(const Expr *E, const Stmt *Body) {
-  for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
-    E = E->IgnoreParenCasts();
-    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
-      if (!B->isAdditiveOp())
-        return nullptr;
-      E = B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS();
-      continue;
-    }
-    const auto *Ref = dyn_cast<DeclRefExpr>(E);
-    if (!Ref)
-      return nullptr;
-    const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
-    if (V && !isa<ParmVarDecl>(V) && V->getInit() &&
-        V->getType()->isPointerType() && !isModifiedIn(V, Body)) {
-      E = V->getInit();
-      continue;
-    }
-    return Ref->getDecl();
-  }
-  return nullptr;
 }
 
 /// The pointer an access `p[i]`, `*p` or `p->f` goes through; null for

@@ -515,6 +515,28 @@ const VarDecl *localWriteTarget(const Expr *Target) {
              : nullptr;
 }
 
+const Expr *writtenDereference(const Expr *Target) {
+  const Expr *E = Target->IgnoreParens();
+  while (true) {
+    if (const auto *M = dyn_cast<MemberExpr>(E); M && !M->isArrow())
+      E = M->getBase()->IgnoreParens();
+    else if (const auto *A = dyn_cast<ArraySubscriptExpr>(E);
+             A &&
+             !A->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
+      E = A->getBase()->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  if (const auto *A = dyn_cast<ArraySubscriptExpr>(E))
+    return A;
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_Deref)
+    return U;
+  if (const auto *M = dyn_cast<MemberExpr>(E); M && M->isArrow())
+    return M;
+  return nullptr;
+}
+
 std::vector<const DeclRefExpr *> referencesTo(const Stmt *S, const ValueDecl *D,
                                               ASTContext &Ctx) {
   std::vector<const DeclRefExpr *> Out;

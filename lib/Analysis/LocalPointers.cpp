@@ -218,4 +218,35 @@ bool mayDifferBetweenBlocks(const Expr *E, const Stmt *Scope) {
   return mayDiffer(E, Scope, 0);
 }
 
+const ValueDecl *pointerRoot(const Expr *E, const Stmt *Body) {
+  for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
+    E = E->IgnoreParenCasts();
+    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+      if (!B->isAdditiveOp())
+        return nullptr;
+      E = B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS();
+      continue;
+    }
+    if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+      const auto *A =
+          U->getOpcode() == UO_AddrOf
+              ? dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens())
+              : nullptr;
+      E = A ? A->getBase() : nullptr;
+      continue;
+    }
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    if (!Ref)
+      return nullptr;
+    const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+    if (V && !isa<ParmVarDecl>(V) && V->hasLocalStorage() && V->getInit() &&
+        V->getType()->isPointerType() && !isModifiedIn(V, Body)) {
+      E = V->getInit();
+      continue;
+    }
+    return Ref->getDecl();
+  }
+  return nullptr;
+}
+
 } // namespace kopt

@@ -12,6 +12,7 @@
 #include "kopt/Analysis/BodyHazards.h"
 #include "kopt/Analysis/CudaAST.h"
 #include "kopt/Analysis/HiddenPointers.h"
+#include "kopt/Analysis/LocalPointers.h"
 #include "kopt/Analysis/Mutation.h"
 
 #include "clang/AST/ParentMap.h"
@@ -256,63 +257,14 @@ private:
     return CL ? CL->Var : nullptr;
   }
 
-  /// The dereference a write to Target lands in (`B[i]`, `*p`, `p->m`),
-  /// through members and array members of the element; null if none.
-  static const Expr *dereferenceOf(const Expr *Target) {
-    const Expr *E = Target->IgnoreParens();
-    while (true) {
-      if (const auto *M = dyn_cast<MemberExpr>(E); M && !M->isArrow())
-        E = M->getBase()->IgnoreParens();
-      else if (const auto *A = dyn_cast<ArraySubscriptExpr>(E);
-               A &&
-               !A->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
-        E = A->getBase()->IgnoreParenImpCasts();
-      else
-        break;
-    }
-    if (const auto *A = dyn_cast<ArraySubscriptExpr>(E))
-      return A;
-    if (const auto *U = dyn_cast<UnaryOperator>(E);
-        U && U->getOpcode() == UO_Deref)
-      return U;
-    if (const auto *M = dyn_cast<MemberExpr>(E); M && M->isArrow())
-      return M;
-    return nullptr;
-  }
-
   /// The pointer parameter P is based on; null when it cannot be told.
   /// Local sets when P names a local array (thread-private memory).
   const ParmVarDecl *rootParam(const Expr *P, bool &Local) {
-    for (int Depth = 0; Depth < 16 && P; ++Depth) {
-      P = P->IgnoreParenCasts();
-      if (const auto *R = dyn_cast<DeclRefExpr>(P)) {
-        if (const auto *Parm = dyn_cast<ParmVarDecl>(R->getDecl()))
-          return Parm->getType()->isPointerType() ? Parm : nullptr;
-        const auto *V = dyn_cast<VarDecl>(R->getDecl());
-        if (!V || !V->hasLocalStorage())
-          return nullptr;
-        if (V->getType()->isArrayType()) {
-          Local = true;
-          return nullptr;
-        }
-        if (!V->getType()->isPointerType() || !V->getInit() ||
-            isModifiedIn(V, Body))
-          return nullptr;
-        P = V->getInit();
-      } else if (const auto *B = dyn_cast<BinaryOperator>(P)) {
-        if (B->getOpcode() != BO_Add && B->getOpcode() != BO_Sub)
-          return nullptr;
-        P = B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS();
-      } else if (const auto *U = dyn_cast<UnaryOperator>(P);
-                 U && U->getOpcode() == UO_AddrOf) {
-        const auto *A =
-            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens());
-        if (!A)
-          return nullptr;
-        P = A->getBase();
-      } else
-        return nullptr;
-    }
+    const ValueDecl *Root = pointerRoot(P, Body);
+    if (const auto *Parm = dyn_cast_or_null<ParmVarDecl>(Root))
+      return Parm->getType()->isPointerType() ? Parm : nullptr;
+    const auto *V = dyn_cast_or_null<VarDecl>(Root);
+    Local = V && V->hasLocalStorage() && V->getType()->isArrayType();
     return nullptr;
   }
 
@@ -326,7 +278,7 @@ private:
       std::optional<WriteOf> W = writeOf(S);
       if (!W || Why || localWriteTarget(W->Target))
         return;
-      const Expr *D = dereferenceOf(W->Target);
+      const Expr *D = writtenDereference(W->Target);
       if (!D) {
         Why = refuse(S, "the kernel writes '" + text(W->Target) +
                             "', neither a local variable nor memory "

@@ -176,6 +176,10 @@ std::optional<WriteOf> writeOf(const clang::Stmt *S);
 /// or to a reference.
 const clang::VarDecl *localWriteTarget(const clang::Expr *Target);
 
+/// The dereference a write to Target lands in (`B[i]`, `*p`, `p->m`),
+/// through members and array members of the element; null if none.
+const clang::Expr *writtenDereference(const clang::Expr *Target);
+
 /// Every reference to D in S, in source order.
 std::vector<const clang::DeclRefExpr *> referencesTo(const clang::Stmt *S,
                                                      const clang::ValueDecl *D,

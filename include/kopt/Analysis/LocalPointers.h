@@ -54,6 +54,14 @@ std::optional<LocalPointer>
 matchLocalPointerAt(const clang::VarDecl *V, const clang::Stmt *Use,
                     const clang::FunctionDecl *Kernel);
 
+/// The variable a pointer expression starts from: through casts, pointer
+/// arithmetic (`p + i`, `p - i`), `&A[i]` and local pointers initialized
+/// once and never changed in Body (`in = x + blockIdx.x * n`): a
+/// parameter, an array (shared, local or global), or a pointer variable
+/// kopt cannot follow; null for anything else.
+const clang::ValueDecl *pointerRoot(const clang::Expr *E,
+                                    const clang::Stmt *Body);
+
 /// Whether E, following the local variables it names to their
 /// initializers, may differ between blocks: it names blockIdx, or a local
 /// kopt cannot follow (changed after its declaration, or without one).
