@@ -55,36 +55,37 @@ public:
     return true;
   }
 
+  /// Object's Field, or null (an error where Required) when it is absent.
+  const json *field(const json &Object, const char *Field,
+                    const std::string &Where, bool Required) {
+    auto It = Object.find(Field);
+    if (It != Object.end())
+      return &*It;
+    if (Required)
+      error(Where, std::string("missing field '") + Field + "'");
+    return nullptr;
+  }
+
   std::optional<std::string> string(const json &Object, const char *Field,
                                     const std::string &Where, bool Required) {
-    auto It = Object.find(Field);
-    if (It == Object.end()) {
-      if (Required)
-        error(Where, std::string("missing field '") + Field + "'");
-      return std::nullopt;
-    }
-    if (!It->is_string() || It->get<std::string>().empty()) {
+    const json *V = field(Object, Field, Where, Required);
+    if (V && V->is_string() && !V->get<std::string>().empty())
+      return V->get<std::string>();
+    if (V)
       error(join(Where, Field),
             "must be a non-empty string, not " +
-                (It->is_string() ? std::string("\"\"") : jsonTypeName(*It)));
-      return std::nullopt;
-    }
-    return It->get<std::string>();
+                (V->is_string() ? std::string("\"\"") : jsonTypeName(*V)));
+    return std::nullopt;
   }
 
   std::optional<double> number(const json &Object, const char *Field,
                                const std::string &Where, bool Required) {
-    auto It = Object.find(Field);
-    if (It == Object.end()) {
-      if (Required)
-        error(Where, std::string("missing field '") + Field + "'");
-      return std::nullopt;
-    }
-    if (!It->is_number()) {
-      error(join(Where, Field), "must be a number, not " + jsonTypeName(*It));
-      return std::nullopt;
-    }
-    return It->get<double>();
+    const json *V = field(Object, Field, Where, Required);
+    if (V && V->is_number())
+      return V->get<double>();
+    if (V)
+      error(join(Where, Field), "must be a number, not " + jsonTypeName(*V));
+    return std::nullopt;
   }
 
   static std::string join(const std::string &Where, const std::string &Field) {
