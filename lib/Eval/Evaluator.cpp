@@ -195,6 +195,30 @@ bool Evaluator::compileReference(const std::vector<std::string> &Archs) {
   return true;
 }
 
+std::vector<RuleViolation>
+Evaluator::sourceViolations(const std::string &Source,
+                            const PreprocessResult (&Pre)[2],
+                            const std::string &Path) const {
+  std::vector<RuleViolation> Violations =
+      checkEntrySignatureRule(Source, ReferenceSignature, P);
+  for (RuleViolation &V : checkSourceRules(Source, P))
+    Violations.push_back(V);
+  // The same rules over the preprocessed source, device and host passes:
+  // macros, token pasting, line splices and local headers are resolved.
+  std::vector<std::string> SystemDirs = toolkitDirectories(Compile.Nvcc);
+  std::error_code EC;
+  fs::path Canonical = fs::weakly_canonical(fs::absolute(Path), EC);
+  for (const PreprocessResult &Pass : Pre)
+    for (RuleViolation &V : checkPreprocessedRules(Pass.Text, P, SystemDirs)) {
+      std::error_code FileEC;
+      if (!V.File.empty() &&
+          fs::weakly_canonical(V.File, FileEC) == Canonical && !FileEC)
+        V.File.clear();
+      Violations.push_back(V);
+    }
+  return Violations;
+}
+
 CompiledCandidate
 Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
                             const std::vector<std::string> &Archs) {
@@ -225,6 +249,28 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
     CompileOptions O = Compile;
     O.Arch = Archs.front();
     Pre[HostPass] = preprocessSource(P, Absolute, Work, Stem, O, HostPass);
+  }
+
+  // A rule the source breaks rejects the candidate whatever its compiled
+  // code holds: nvcc does not run for it (a vendor library's headers alone
+  // can take it ten seconds).
+  std::vector<RuleViolation> Violations;
+  if (Pre[0].Ok && Pre[1].Ok) {
+    Violations = sourceViolations(*Source, Pre, Path);
+    ObjectInspection Clean;
+    Clean.Inspected = true; // the most an inspection could clear
+    SettledRules Certain = settleRules(Violations, Clean, P);
+    if (!Certain.Rejections.empty()) {
+      for (const RuleViolation &V : Certain.Rejections)
+        reject(Record, Status::Rejected, V.Rule, describeViolation(V, Path));
+      for (const RuleViolation &N : Certain.Notes)
+        Record["messages"].push_back("note: " + describeViolation(N, Path));
+      Record["messages"].push_back(
+          "note: not compiled: the source breaks a rule whatever the compiled "
+          "code holds, so the rules over the compiled code (SASS, host "
+          "object) did not run");
+      return C;
+    }
   }
 
   for (const std::string &Arch : Archs) {
@@ -272,16 +318,7 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
             "`run` rejects such a candidate (sass-not-inspected)");
     }
   }
-  std::vector<RuleViolation> Violations =
-      checkEntrySignatureRule(*Source, ReferenceSignature, P);
-  for (RuleViolation &V : checkSourceRules(*Source, P))
-    Violations.push_back(V);
-  // The same rules over the preprocessed source, device and host passes:
-  // macros, token pasting, line splices and local headers are resolved.
-  std::vector<std::string> SystemDirs = toolkitDirectories(Compile.Nvcc);
-  std::error_code EC;
-  fs::path Canonical = fs::weakly_canonical(fs::absolute(Path), EC);
-  for (bool HostPass : {false, true}) {
+  for (bool HostPass : {false, true})
     if (!Pre[HostPass].Ok) {
       reject(Record, Status::CompileError, "",
              std::string("nvcc -E (the ") + (HostPass ? "host" : "device") +
@@ -289,15 +326,6 @@ Evaluator::compileCandidate(std::size_t Index, const std::string &Path,
                  tail(Pre[HostPass].Log, 2000));
       return C;
     }
-    for (RuleViolation &V :
-         checkPreprocessedRules(Pre[HostPass].Text, P, SystemDirs)) {
-      std::error_code FileEC;
-      if (!V.File.empty() &&
-          fs::weakly_canonical(V.File, FileEC) == Canonical && !FileEC)
-        V.File.clear();
-      Violations.push_back(V);
-    }
-  }
   // What the host code calls, from the compiled library's imports and
   // instructions; the source's mentions of those names are second opinions.
   ObjectInspection Object =

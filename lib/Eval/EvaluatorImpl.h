@@ -14,6 +14,7 @@
 #include "kopt/Eval/DeviceProbe.h"
 #include "kopt/Eval/Evaluator.h"
 #include "kopt/Eval/Process.h"
+#include "kopt/Eval/StaticChecks.h"
 #include "kopt/Eval/Status.h"
 #include "kopt/Eval/WorkerJob.h"
 #include "kopt/Spec/EntrySignature.h"
@@ -97,6 +98,12 @@ private:
                                 const PreprocessResult *Device,
                                 const PreprocessResult *Host);
   bool compileReference(const std::vector<std::string> &Archs);
+  /// The rules read off a candidate before it is compiled: the entry's
+  /// signature, the source text, and \p Pre's texts (device and host
+  /// passes, both preprocessed).
+  std::vector<RuleViolation> sourceViolations(const std::string &Source,
+                                              const PreprocessResult (&Pre)[2],
+                                              const std::string &Path) const;
   CompiledCandidate compileCandidate(std::size_t Index, const std::string &Path,
                                      const std::vector<std::string> &Archs);
   void applyFileChecks(json &Record, const CompileResult &R,
