@@ -6,11 +6,20 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace kopt {
 
 namespace {
+
+/// The fewest threads a block may run for the rewrite: a whole warp, and
+/// for a tree that ends in a warp tail of rounds K..1 the 2K threads whose
+/// slots that tail reads.
+int64_t leastBlock(const ReductionTree &T) {
+  return std::max<int64_t>(32, 2 * T.TailRounds);
+}
 
 /// Whether a tree starting from a constant C needs C == blockDim.x checked:
 /// unless every launch runs C threads.
@@ -24,8 +33,9 @@ std::string runTimeCheck(const ReductionTree &T,
                          const std::set<int64_t> &Sizes) {
   std::string Check;
   if (Sizes.empty())
-    Check = "(blockDim.x & (blockDim.x - 1)) == 0 && blockDim.x >= 32 && "
-            "blockDim.y == 1 && blockDim.z == 1";
+    Check = "(blockDim.x & (blockDim.x - 1)) == 0 && blockDim.x >= " +
+            std::to_string(leastBlock(T)) +
+            " && blockDim.y == 1 && blockDim.z == 1";
   if (T.BlockSize)
     Check += (Check.empty() ? "" : " && ") +
              std::string("static_cast<long long>(") +
@@ -57,6 +67,14 @@ std::string guardedTree(const ReductionTree &T, const std::set<int64_t> &Sizes,
 
 std::optional<Refusal> checkConstSize(const ReductionTree &T,
                                       const std::set<int64_t> &Sizes) {
+  for (int64_t S : Sizes)
+    if (S < leastBlock(T))
+      return Refusal{"a launch runs blocks of " + std::to_string(S) +
+                         " threads, and the rounds after the tree's loop "
+                         "read A[t + " +
+                         std::to_string(T.TailRounds) +
+                         "]: slots those blocks never wrote",
+                     T.Loc};
   if (!T.ConstSize)
     return std::nullopt;
   int64_t C = *T.ConstSize;
@@ -82,7 +100,8 @@ std::string sizeList(const std::set<int64_t> &Sizes) {
 
 std::string sizeList(const std::set<int64_t> &Sizes, const ReductionTree &T) {
   std::string Known = Sizes.empty()
-                          ? "a power of two of at least 32 threads, 1-D"
+                          ? "a power of two of at least " +
+                                std::to_string(leastBlock(T)) + " threads, 1-D"
                           : sizeList(Sizes) + " threads";
   if (T.BlockSize)
     Known +=
@@ -92,6 +111,11 @@ std::string sizeList(const std::set<int64_t> &Sizes, const ReductionTree &T) {
              std::to_string(*T.ConstSize) + ") equals blockDim.x";
   if (Sizes.empty() || T.BlockSize || checksConstSize(T, Sizes))
     Known += " (checked at run time; other blocks run the original tree)";
+  if (T.TailRounds)
+    Known += "; the tree's last " + std::to_string(Log2_64(T.TailRounds) + 1) +
+             " rounds, at line " + std::to_string(T.TailLoc.Line) +
+             " after its loop (one warp without barriers: a race since Volta "
+             "unless __syncwarp orders them), go with it";
   return Known;
 }
 

@@ -38,7 +38,9 @@ std::string guardedTree(const ReductionTree &T, const std::set<int64_t> &Sizes,
 
 /// Why a tree that starts from a constant C (T.ConstSize) is not rewritten:
 /// C is not a power of two of 32 to 1024, or every launch is known and none
-/// runs C threads (the tree covers part of the block, or more than it).
+/// runs C threads (the tree covers part of the block, or more than it);
+/// or, for a tree that ends in a warp tail of rounds K..1 (T.TailRounds),
+/// a launch runs fewer than 2K threads.
 std::optional<Refusal> checkConstSize(const ReductionTree &T,
                                       const std::set<int64_t> &Sizes);
 

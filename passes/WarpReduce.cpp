@@ -442,7 +442,7 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     ASTContext &AC = Ctx.deviceContext();
     StringRef Code = Ctx.source().Code;
     auto StoreAt = stmtOffsets(T.Store, AC);
-    auto LoopAt = stmtOffsets(T.Loop, AC);
+    auto LoopAt = stmtOffsets(T.end(), AC);
     if (!StoreAt || !LoopAt) {
       Ctx.missed(Name, T.Loc, "tree not rewritten: it is written in a macro");
       return;
@@ -506,7 +506,7 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     ASTContext &AC = Ctx.deviceContext();
     std::string Name = F->getNameAsString();
     auto StoreAt = stmtOffsets(T.Store, AC);
-    auto LoopAt = stmtOffsets(T.Loop, AC);
+    auto LoopAt = stmtOffsets(T.end(), AC);
     if (!StoreAt || !LoopAt)
       return Ctx.missed(Name, T.Loc,
                         "tree not rewritten: it is written in a macro");

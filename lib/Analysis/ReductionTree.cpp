@@ -99,8 +99,9 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
   const VarDecl *SizeVar = nullptr;
   const Expr *SizeConst = nullptr;
   bool StartIsConst = false;
-  const VarDecl *S =
-      matchTreeHead(Loop, AC, &SizeVar, Body, &SizeConst, &StartIsConst);
+  int64_t TailRounds = 0;
+  const VarDecl *S = matchTreeHead(Loop, AC, &SizeVar, Body, &SizeConst,
+                                   &StartIsConst, &TailRounds);
   if (!S && F->isTemplated())
     if (const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit()))
       if (const auto *V = dyn_cast_or_null<VarDecl>(
@@ -220,11 +221,19 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
   // The store and the barrier right before the loop.
   const char *Prelude = "the tree is not preceded by 'A[threadIdx.x] = "
                         "value; __syncthreads();'";
+  // `#pragma unroll` wraps the loop in an AttributedStmt; the pragma lies
+  // between the store and the loop's end, so the rewrite replaces it too.
+  const Stmt *InBlock = Loop;
+  if (const auto *AS = dyn_cast_or_null<AttributedStmt>(
+          Parents.getParent(const_cast<ForStmt *>(Loop)));
+      AS && llvm::all_of(AS->getAttrs(),
+                         [](const Attr *A) { return isa<LoopHintAttr>(A); }))
+    InBlock = AS;
   const auto *Block = dyn_cast_or_null<CompoundStmt>(
-      Parents.getParent(const_cast<ForStmt *>(Loop)));
+      Parents.getParent(const_cast<Stmt *>(InBlock)));
   if (!Block)
     return Refuse(Prelude);
-  auto It = llvm::find(Block->body(), Loop);
+  auto It = llvm::find(Block->body(), InBlock);
   size_t Index = It - Block->body_begin();
   if (Index < 2 || !isSyncthreads(Block->body_begin()[Index - 1]))
     return Refuse(Prelude);
@@ -237,6 +246,17 @@ Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
   T.Store = Store;
   T.Sync = Block->body_begin()[Index - 1];
   T.Value = Store->getRHS();
+  if (TailRounds) {
+    const Stmt *After =
+        Index + 1 < Block->size() ? Block->body_begin()[Index + 1] : nullptr;
+    Decision<const IfStmt *> Tail =
+        matchWarpTail(After, T, TailRounds, Body, AC);
+    if (auto *R = std::get_if<Refusal>(&Tail))
+      return *R;
+    T.Tail = std::get<const IfStmt *>(Tail);
+    T.TailRounds = TailRounds;
+    T.TailLoc = lineCol(T.Tail->getBeginLoc(), AC);
+  }
   return T;
 }
 
@@ -282,7 +302,8 @@ std::optional<Refusal> checkTreeOperation(const ReductionTree &T,
                    "rewrite declares",
                    T.Loc};
   if (!isRewritable(T.Store->getSourceRange(), AC) ||
-      !isRewritable(T.Loop->getSourceRange(), AC))
+      !isRewritable(SourceRange(T.Store->getBeginLoc(), T.end()->getEndLoc()),
+                    AC))
     return Refusal{"the tree is written in a macro", T.Loc};
   return std::nullopt;
 }
@@ -401,7 +422,7 @@ std::optional<Refusal> checkArrayUses(
     for (const ReductionTree &T : Trees) {
       if (T.Array != A)
         continue;
-      SourceRange R(T.Store->getBeginLoc(), T.Loop->getEndLoc());
+      SourceRange R(T.Store->getBeginLoc(), T.end()->getEndLoc());
       SourceLocation L = Ref->getBeginLoc();
       if (!SM.isBeforeInTranslationUnit(L, R.getBegin()) &&
           !SM.isBeforeInTranslationUnit(R.getEnd(), L))

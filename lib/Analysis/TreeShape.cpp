@@ -91,7 +91,8 @@ bool isPartnerSlot(const Expr *E, const ValueDecl *A, const VarDecl *Step,
 /// The loop head `for (T s = blockDim.x / 2; s > 0; s >>= 1)`: its variable.
 const VarDecl *matchTreeHead(const ForStmt *For, const ASTContext &Ctx,
                              const VarDecl **SizeVar, const Stmt *Scope,
-                             const Expr **SizeConst, bool *StartIsConst) {
+                             const Expr **SizeConst, bool *StartIsConst,
+                             int64_t *StopAbove) {
   const auto *DS = dyn_cast_or_null<DeclStmt>(For->getInit());
   if (!DS || !DS->isSingleDecl())
     return nullptr;
@@ -158,6 +159,19 @@ const VarDecl *matchTreeHead(const ForStmt *For, const ASTContext &Ctx,
         (Cond->getOpcode() == BO_GE && isIntLiteral(Cond->getRHS(), 1, Ctx));
   else if (referencedVar(Cond->getRHS()) == S)
     CondOK = Cond->getOpcode() == BO_LT && isIntLiteral(Cond->getLHS(), 0, Ctx);
+  if (StopAbove)
+    *StopAbove = 0;
+  // s > 32: the rounds below are a warp-synchronous tail after the loop.
+  if (!CondOK && StopAbove && referencedVar(Cond->getLHS()) == S &&
+      Cond->getOpcode() == BO_GT) {
+    Expr::EvalResult R;
+    if (!Cond->getRHS()->isValueDependent() &&
+        Cond->getRHS()->EvaluateAsInt(R, Ctx) && R.Val.getInt() >= 1 &&
+        R.Val.getInt() <= 32 && R.Val.getInt().isPowerOf2()) {
+      *StopAbove = R.Val.getInt().getExtValue();
+      CondOK = true;
+    }
+  }
   if (!CondOK)
     return nullptr;
   // s >>= 1, s /= 2, s = s >> 1, s = s / 2.

@@ -62,6 +62,19 @@ struct ReductionTree {
   /// before the step: the same rounds, without the barrier after the last
   /// (which the rewrite adds, as it adds one after the canonical form).
   bool SyncFirst = false;
+  /// The loop stops above K (`s > 32`) and the statement after it does the
+  /// rounds K, K/2, ..., 1 in the threads t < K, warp-synchronously
+  /// (NVIDIA's reduction #5: `if (t < 32) warpReduce(A, t);`, a helper or
+  /// inline over a volatile pointer, with or without __syncwarp between
+  /// rounds): 0 when the loop goes down to 1.
+  int64_t TailRounds = 0;
+  /// That statement; the tree then ends there rather than at Loop.
+  const clang::IfStmt *Tail = nullptr;
+  LineCol TailLoc;
+  /// The last statement the tree spans: Tail, else Loop.
+  const clang::Stmt *end() const {
+    return Tail ? static_cast<const clang::Stmt *>(Tail) : Loop;
+  }
 };
 
 // Pieces of the tree's shape (TreeShape.cpp), shared with
@@ -90,13 +103,23 @@ bool isPartnerSlot(const clang::Expr *E, const clang::ValueDecl *A,
 /// `C / 2` with C an integer constant expression that names no local:
 /// *SizeConst is then C; or, with StartIsConst too, the start may be such
 /// a constant itself (`s = 128`): *SizeConst is then the start and
-/// *StartIsConst true.
+/// *StartIsConst true. With StopAbove, the loop may also stop above a
+/// power of two K <= 32 (`s > 32`, the loop of a tree whose last rounds
+/// are a warp-synchronous tail): *StopAbove is then K, else 0.
 const clang::VarDecl *matchTreeHead(const clang::ForStmt *For,
                                     const clang::ASTContext &Ctx,
                                     const clang::VarDecl **SizeVar = nullptr,
                                     const clang::Stmt *Scope = nullptr,
                                     const clang::Expr **SizeConst = nullptr,
-                                    bool *StartIsConst = nullptr);
+                                    bool *StartIsConst = nullptr,
+                                    int64_t *StopAbove = nullptr);
+/// The statement \p After a tree loop that stops above \p K: the rounds
+/// K, ..., 1 in the threads t < K, warp-synchronously (WarpTail.cpp), or a
+/// Refusal that says what it should be.
+Decision<const clang::IfStmt *> matchWarpTail(const clang::Stmt *After,
+                                              const ReductionTree &T, int64_t K,
+                                              const clang::Stmt *Body,
+                                              clang::ASTContext &AC);
 /// A loop that halves its variable and contains a barrier: what a tree
 /// looks like, whether or not it has a shape a pass handles.
 bool looksLikeTree(const clang::ForStmt *For, clang::ASTContext &AC);

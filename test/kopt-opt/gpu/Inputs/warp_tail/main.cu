@@ -1,7 +1,8 @@
 // warp-reduce's in-order tail on the GPU: floating-point sums in
 // shared-memory trees, a float tree in a kernel launched with every power
-// of two from 32 to 1024 threads and a double tree in a helper that two
-// kernels call. Each row's total must equal, bit for bit, the CPU's replay
+// of two from 32 to 1024 threads, a double tree in a helper that two
+// kernels call, and a float tree whose loop stops above 32 and ends in
+// NVIDIA's warp-synchronous helper (reduction #5), 64 to 1024 threads. Each row's total must equal, bit for bit, the CPU's replay
 // of the tree (the same pairs added in the same order). The values span
 // many binades, so a sum in another order rounds differently. Exit 0 when
 // all hold, 1 when a total differs.
@@ -60,6 +61,41 @@ __global__ void tree_f64_512(const double *x, double *out) {
   double t = block_sum(x[blockIdx.x * 512 + threadIdx.x], partial);
   if (threadIdx.x == 0)
     out[blockIdx.x] = t;
+}
+
+__device__ void warpReduce(volatile float *sdata, unsigned int tid) {
+  sdata[tid] += sdata[tid + 32];
+  sdata[tid] += sdata[tid + 16];
+  sdata[tid] += sdata[tid + 8];
+  sdata[tid] += sdata[tid + 4];
+  sdata[tid] += sdata[tid + 2];
+  sdata[tid] += sdata[tid + 1];
+}
+
+__global__ void tree5_f32(const float *x, float *out) {
+  __shared__ float sdata[1024];
+  unsigned int tid = threadIdx.x;
+  sdata[tid] = x[blockIdx.x * blockDim.x + tid];
+  __syncthreads();
+  for (unsigned int s = blockDim.x / 2; s > 32; s >>= 1) {
+    if (tid < s)
+      sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid < 32)
+    warpReduce(sdata, tid);
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0];
+}
+
+static void launch_tree5(const float *x, float *out, int rows, int threads) {
+  switch (threads) {
+  case 64: tree5_f32<<<rows, 64>>>(x, out); break;
+  case 128: tree5_f32<<<rows, 128>>>(x, out); break;
+  case 256: tree5_f32<<<rows, 256>>>(x, out); break;
+  case 512: tree5_f32<<<rows, 512>>>(x, out); break;
+  default: tree5_f32<<<rows, 1024>>>(x, out); break;
+  }
 }
 
 static void launch_f32(const float *x, float *out, int rows, int threads) {
@@ -131,6 +167,9 @@ static void check(const char *what, int threads, int rows, unsigned seed,
 int main() {
   for (int threads = 32; threads <= 1024; threads *= 2)
     check<float>("float tree", threads, 257, 1000u + threads, launch_f32);
+  for (int threads = 64; threads <= 1024; threads *= 2)
+    check<float>("float tree, warp tail", threads, 257, 2000u + threads,
+                 launch_tree5);
   check<double>("double helper", 64, 129, 7u, launch_f64);
   check<double>("double helper", 512, 129, 8u, launch_f64);
   std::printf("%d failed\n", failures);
