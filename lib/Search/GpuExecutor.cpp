@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "kopt/Search/Executor.h"
 
+#include <filesystem>
 #include <random>
 
 namespace kopt::search {
@@ -21,12 +22,32 @@ std::string Executor::profile(const spec::Problem &, const std::string &) {
 
 namespace {
 
+/// The reason a record gives: its rule and the first message that is not a
+/// warning or a note (those say what was not checked, not what failed),
+/// with the candidate's path shortened to its file name, so that the reason
+/// (which the LLM's prompt quotes) does not depend on where the search
+/// keeps its work.
 std::string firstMessage(const nlohmann::json &Record) {
   std::string Rule = Record.value("rule", "");
   std::string Message;
-  if (Record.contains("messages") && Record["messages"].is_array() &&
-      !Record["messages"].empty() && Record["messages"][0].is_string())
-    Message = Record["messages"][0].get<std::string>();
+  if (Record.contains("messages") && Record["messages"].is_array())
+    for (const nlohmann::json &M : Record["messages"]) {
+      if (!M.is_string())
+        continue;
+      const std::string &Text = M.get_ref<const std::string &>();
+      bool Aside =
+          Text.rfind("warning: ", 0) == 0 || Text.rfind("note: ", 0) == 0;
+      if (Message.empty() || !Aside) {
+        Message = Text;
+        if (!Aside)
+          break;
+      }
+    }
+  std::string Path = Record.value("candidate", "");
+  std::string Name = std::filesystem::path(Path).filename().string();
+  if (!Path.empty() && Name != Path)
+    for (std::size_t At; (At = Message.find(Path)) != std::string::npos;)
+      Message.replace(At, Path.size(), Name);
   if (Message.size() > 500)
     Message = Message.substr(0, 500) + "...";
   return Rule.empty() ? Message : Rule + ": " + Message;
