@@ -306,7 +306,8 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
         Refuse(*R);
         continue;
       }
-      if (T.Add && T.Element->isFloatingType() && !options().Reassociate)
+      if (T.Add && T.Element->isFloatingType() && !options().Reassociate &&
+          !T.Interleaved)
         planInOrderTail(Ctx, F, K, T, Sizes);
       else
         rewrite(Ctx, Name, T, Sizes);
@@ -452,11 +453,25 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     std::string Elem =
         T.Element.getUnqualifiedType().getAsString(AC.getPrintingPolicy());
     std::string Value = sourceText(T.Value->getSourceRange(), AC);
-    std::string Shuffle = "__shfl_xor_sync(0xffffffffu, kopt_wr, kopt_o)";
+    // An interleaved tree combines neighbours first: __shfl_down_sync with
+    // offsets 1, 2, ..., 16 in each warp, then over the warp slots, adds
+    // the same pairs in the same order (ReductionTree::Interleaved).
+    bool Down = T.Interleaved;
+    std::string Shuffle =
+        std::string(Down ? "__shfl_down_sync" : "__shfl_xor_sync") +
+        "(0xffffffffu, kopt_wr, kopt_o)";
     std::string Step =
         T.Add ? "kopt_wr += " + Shuffle + ";"
               : "kopt_wr = " + T.CalleeText + "(kopt_wr, " + Shuffle + ");";
     std::string Op = T.Add ? "+" : T.CalleeText;
+    std::string WarpLoop = Down ? "for (int kopt_o = 1; kopt_o < 32; "
+                                  "kopt_o <<= 1)\n"
+                                : "for (int kopt_o = 16; kopt_o > 0; "
+                                  "kopt_o >>= 1)\n";
+    std::string SlotLoop = Down ? "for (int kopt_o = 1; kopt_o < blockDim.x / "
+                                  "32; kopt_o <<= 1)\n"
+                                : "for (int kopt_o = blockDim.x / 64; kopt_o "
+                                  "> 0; kopt_o >>= 1)\n";
     // Stage 2 runs in warp 0 over the nw = blockDim.x / 32 slots (a power
     // of two): offsets below nw keep lanes < nw among themselves, so lanes
     // >= nw need no identity value; their results are not used.
@@ -464,19 +479,17 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     raw_string_ostream OS(Out);
     OS << "{\n"
        << In << "  // kopt warp-reduce (" << Op
+       << (Down ? ", in the tree's order" : "")
        << "): shuffles in each warp, then over the warp slots\n"
        << In << "  " << Elem << " kopt_wr = " << Value << ";\n"
-       << In << "  for (int kopt_o = 16; kopt_o > 0; kopt_o >>= 1)\n"
-       << In << "    " << Step << "\n"
+       << In << "  " << WarpLoop << In << "    " << Step << "\n"
        << In << "  if (threadIdx.x % 32 == 0)\n"
        << In << "    " << A << "[threadIdx.x / 32] = kopt_wr;\n"
        << In << "  __syncthreads();\n"
        << In << "  if (threadIdx.x < 32) {\n"
        << In << "    if (threadIdx.x < blockDim.x / 32)\n"
        << In << "      kopt_wr = " << A << "[threadIdx.x];\n"
-       << In << "    for (int kopt_o = blockDim.x / 64; kopt_o > 0; "
-       << "kopt_o >>= 1)\n"
-       << In << "      " << Step << "\n"
+       << In << "    " << SlotLoop << In << "      " << Step << "\n"
        << In << "    if (threadIdx.x == 0)\n"
        << In << "      " << A << "[0] = kopt_wr;\n"
        << In << "  }\n"
@@ -485,6 +498,16 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     Out = guardedTree(T, Sizes, Out, Code, StoreAt->first, LoopAt->second, In);
     if (!replaceTree(Ctx, Name, T.Loc, StoreAt->first, LoopAt->second, Out))
       return;
+    if (Down)
+      return Ctx.applied(
+          Name, T.Loc,
+          "replaced the interleaved shared-memory tree over '" + A + "' (" +
+              Op + ", " + Elem +
+              ") with __shfl_down_sync warp reductions and one slot per "
+              "warp, for blocks of " +
+              sizeList(Sizes, T) +
+              ": offsets 1, 2, 4, ... combine the pairs the tree combines, "
+              "in its order (exact)");
     Ctx.applied(Name, T.Loc,
                 "replaced the shared-memory tree over '" + A + "' (" + Op +
                     ", " + Elem +

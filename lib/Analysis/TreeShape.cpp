@@ -192,6 +192,62 @@ const VarDecl *matchTreeHead(const ForStmt *For, const ASTContext &Ctx,
   return nullptr;
 }
 
+bool isTwice(const Expr *E, const VarDecl *S, const ASTContext &Ctx) {
+  const auto *B = dyn_cast<BinaryOperator>(stripCasts(E));
+  if (!B)
+    return false;
+  auto IsS = [&](const Expr *X) { return referencedVar(stripCasts(X)) == S; };
+  switch (B->getOpcode()) {
+  case BO_Mul:
+    return (IsS(B->getLHS()) && isIntLiteral(B->getRHS(), 2, Ctx)) ||
+           (IsS(B->getRHS()) && isIntLiteral(B->getLHS(), 2, Ctx));
+  case BO_Shl:
+    return IsS(B->getLHS()) && isIntLiteral(B->getRHS(), 1, Ctx);
+  case BO_Add:
+    return IsS(B->getLHS()) && IsS(B->getRHS());
+  default:
+    return false;
+  }
+}
+
+const VarDecl *matchDoublingHead(const ForStmt *For, const ASTContext &Ctx,
+                                 const Stmt *Scope, const Expr **SizeConst) {
+  *SizeConst = nullptr;
+  const auto *DS = dyn_cast_or_null<DeclStmt>(For->getInit());
+  const auto *S = DS && DS->isSingleDecl()
+                      ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                      : nullptr;
+  if (!S || !S->getInit() || !S->getType()->isIntegerType() ||
+      !isIntLiteral(S->getInit(), 1, Ctx))
+    return nullptr;
+  const auto *Cond =
+      dyn_cast_or_null<BinaryOperator>(For->getCond()->IgnoreParenImpCasts());
+  if (!Cond || Cond->getOpcode() != BO_LT ||
+      referencedVar(stripCasts(Cond->getLHS())) != S)
+    return nullptr;
+  const Expr *N = Cond->getRHS();
+  if (!isBuiltin(followLocalInit(stripCasts(N), Scope), BuiltinVar::BlockDim,
+                 0)) {
+    const auto *V = dyn_cast_or_null<VarDecl>(referencedVar(stripCasts(N)));
+    if (N->isValueDependent() || !N->isIntegerConstantExpr(Ctx) ||
+        (V && (V->hasLocalStorage() || isa<ParmVarDecl>(V))))
+      return nullptr;
+    *SizeConst = stripCasts(N);
+  }
+  const auto *Inc = dyn_cast_or_null<BinaryOperator>(For->getInc());
+  if (!Inc || referencedVar(Inc->getLHS()) != S)
+    return nullptr;
+  bool Doubles =
+      (Inc->getOpcode() == BO_MulAssign &&
+       isIntLiteral(Inc->getRHS(), 2, Ctx)) ||
+      (Inc->getOpcode() == BO_ShlAssign &&
+       isIntLiteral(Inc->getRHS(), 1, Ctx)) ||
+      (Inc->getOpcode() == BO_AddAssign &&
+       referencedVar(stripCasts(Inc->getRHS())) == S) ||
+      (Inc->getOpcode() == BO_Assign && isTwice(Inc->getRHS(), S, Ctx));
+  return Doubles ? S : nullptr;
+}
+
 /// A loop that halves its variable each iteration (`s >>= 1`, `s /= 2`, ...)
 /// and contains a barrier: what a shared-memory tree looks like, whether or
 /// not it has the shape this pass handles.

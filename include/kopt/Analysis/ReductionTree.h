@@ -68,6 +68,14 @@ struct ReductionTree {
   /// inline over a volatile pointer, with or without __syncwarp between
   /// rounds): 0 when the loop goes down to 1.
   int64_t TailRounds = 0;
+  /// The tree pairs neighbours first, NVIDIA's reductions #1 and #2:
+  /// `for (s = 1; s < blockDim.x; s *= 2) { if (t % (2 * s) == 0) A[t] =
+  /// op(A[t], A[t + s]); __syncthreads(); }`, or with `i = 2 * s * t; if
+  /// (i < blockDim.x) A[i] = op(A[i], A[i + s]);`. A[0] ends with the
+  /// values combined in adjacent pairs, then pairs of pairs, ...: the
+  /// order of __shfl_down_sync with offsets 1, 2, ..., 16 in a warp and
+  /// then over the warps, so the rewrite is exact in any type.
+  bool Interleaved = false;
   /// That statement; the tree then ends there rather than at Loop.
   const clang::IfStmt *Tail = nullptr;
   LineCol TailLoc;
@@ -113,6 +121,17 @@ const clang::VarDecl *matchTreeHead(const clang::ForStmt *For,
                                     const clang::Expr **SizeConst = nullptr,
                                     bool *StartIsConst = nullptr,
                                     int64_t *StopAbove = nullptr);
+/// `2 * s`, `s * 2`, `s << 1` or `s + s`.
+bool isTwice(const clang::Expr *E, const clang::VarDecl *S,
+             const clang::ASTContext &Ctx);
+/// The head of an interleaved tree, `for (T s = 1; s < N; s *= 2)` (also
+/// `s <<= 1`, `s += s`, `s = 2 * s`), with N blockDim.x (or a local in
+/// Scope initialized with it) or an integer constant expression that names
+/// no local (*SizeConst is then N, else null): its variable, or null.
+const clang::VarDecl *matchDoublingHead(const clang::ForStmt *For,
+                                        const clang::ASTContext &Ctx,
+                                        const clang::Stmt *Scope,
+                                        const clang::Expr **SizeConst);
 /// The statement \p After a tree loop that stops above \p K: the rounds
 /// K, ..., 1 in the threads t < K, warp-synchronously (WarpTail.cpp), or a
 /// Refusal that says what it should be.
