@@ -1,6 +1,7 @@
 //===- ReductionTree.cpp - Shared-memory tree reductions ------------------===//
 
 #include "kopt/Analysis/ReductionTree.h"
+#include "TreeMatch.h"
 #include "kopt/Analysis/BodyHazards.h"
 #include "kopt/Analysis/ControlFlow.h"
 
@@ -82,7 +83,90 @@ const Stmt *findEarlyExit(const FunctionDecl *F, SourceLocation Before,
   return nullptr;
 }
 
-using SlotTest = llvm::function_ref<bool(const Expr *, const ValueDecl *)>;
+/// The shape of a tree around a loop that looks like one; a Refusal if
+/// the shape differs.
+Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
+                                   const ParentMap &Parents, ASTContext &AC) {
+  LineCol Loc = lineCol(Loop->getBeginLoc(), AC);
+  const Stmt *Body = F->getBody();
+  auto Refuse = [&](const Twine &Msg) { return Refusal{Msg.str(), Loc}; };
+  // warp-reduce's in-order tail keeps the rounds of 32 and more in a loop
+  // of its own, `for (int kopt_s = blockDim.x / 2; kopt_s > 16; ...)`.
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit()))
+    if (const auto *V = dyn_cast_or_null<VarDecl>(
+            DS->isSingleDecl() ? DS->getSingleDecl() : nullptr))
+      if (V->getName() == "kopt_s")
+        return Refuse("this is warp-reduce's in-order tail already");
+  const VarDecl *SizeVar = nullptr;
+  const Expr *SizeConst = nullptr;
+  bool StartIsConst = false;
+  int64_t TailRounds = 0;
+  const VarDecl *S = matchTreeHead(Loop, AC, &SizeVar, Body, &SizeConst,
+                                   &StartIsConst, &TailRounds);
+  if (!S && F->isTemplated())
+    if (const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit()))
+      if (const auto *V = dyn_cast_or_null<VarDecl>(
+              DS->isSingleDecl() ? DS->getSingleDecl() : nullptr);
+          V && V->getInit() && V->getInit()->isValueDependent())
+        return Refuse("the tree loop starts from '" +
+                      oneLine(sourceText(V->getInit()->getSourceRange(), AC)) +
+                      "', which depends on the template's parameters");
+  if (!S || isModifiedIn(S, Loop->getBody()))
+    return Refuse("the tree loop is not 'for (int s = blockDim.x / 2; "
+                  "s > 0; s >>= 1)' (or 'B / 2' with B a parameter, a local "
+                  "that is never changed or a constant, or a constant like "
+                  "'128'): the rewrite covers "
+                  "blockDim.x threads");
+  const char *StepShape = "the tree step is not 'if (t < s) A[t] = op(A[t], "
+                          "A[t + s]); __syncthreads();' (or the barrier "
+                          "first) with t threadIdx.x";
+  const auto *LoopBody = dyn_cast<CompoundStmt>(Loop->getBody());
+  if (!LoopBody || LoopBody->size() != 2)
+    return Refuse(StepShape);
+  bool SyncFirst = isSyncthreads(LoopBody->body_front());
+  if (!SyncFirst && !isSyncthreads(LoopBody->body_back()))
+    return Refuse(StepShape);
+  const auto *If = dyn_cast<IfStmt>(SyncFirst ? LoopBody->body_back()
+                                              : LoopBody->body_front());
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+    return Refuse(StepShape);
+  const auto *Cond = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParens());
+  if (!Cond ||
+      !((Cond->getOpcode() == BO_LT && isThreadIdxX(Cond->getLHS(), Body) &&
+         referencedVar(Cond->getRHS()) == S) ||
+        (Cond->getOpcode() == BO_GT && isThreadIdxX(Cond->getRHS(), Body) &&
+         referencedVar(Cond->getLHS()) == S)))
+    return Refuse(StepShape);
+  const Stmt *Update = single(If->getThen());
+  if (const auto *C = dyn_cast<CompoundStmt>(Update))
+    return Refuse("the tree step has " + Twine(C->size()) +
+                  " statements (a value/index pair, or several arrays); "
+                  "only one array combined by one operator is handled");
+
+  ReductionTree T;
+  T.Loop = Loop;
+  T.Loc = Loc;
+  T.BlockSize = SizeVar;
+  if (SizeConst) {
+    int64_t C = SizeConst->getIntegerConstantExpr(AC)->getExtValue();
+    if (StartIsConst) // 2 * C below; any C this clamps is refused anyway
+      C = std::clamp<int64_t>(C, INT64_MIN / 2, INT64_MAX / 2);
+    std::string Text = oneLine(sourceText(SizeConst->getSourceRange(), AC));
+    T.ConstSize = StartIsConst ? 2 * C : C;
+    T.ConstSizeText = StartIsConst ? "2 * " + Text : Text;
+    T.ConstStartText = StartIsConst ? Text : Text + " / 2";
+  }
+  T.SyncFirst = SyncFirst;
+  return finishShape(
+      T, Update,
+      [&](const Expr *E, const ValueDecl *A) { return isOwnSlot(E, A, Body); },
+      [&](const Expr *E, const ValueDecl *A) {
+        return isPartnerSlot(E, A, S, Body);
+      },
+      StepShape, TailRounds, Parents, Body, AC);
+}
+
+} // namespace
 
 /// The rest of a tree once its loop's head and step are known: the update
 /// `A[x] = op(A[x], A[y])` (or `A[x] += A[y]`) with IsOwn(A[x]) and
@@ -197,195 +281,6 @@ Decision<ReductionTree> finishShape(ReductionTree T, const Stmt *Update,
   }
   return T;
 }
-
-/// The shape of a tree around a loop that looks like one; a Refusal if
-/// the shape differs.
-Decision<ReductionTree> matchShape(const FunctionDecl *F, const ForStmt *Loop,
-                                   const ParentMap &Parents, ASTContext &AC) {
-  LineCol Loc = lineCol(Loop->getBeginLoc(), AC);
-  const Stmt *Body = F->getBody();
-  auto Refuse = [&](const Twine &Msg) { return Refusal{Msg.str(), Loc}; };
-  // warp-reduce's in-order tail keeps the rounds of 32 and more in a loop
-  // of its own, `for (int kopt_s = blockDim.x / 2; kopt_s > 16; ...)`.
-  if (const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit()))
-    if (const auto *V = dyn_cast_or_null<VarDecl>(
-            DS->isSingleDecl() ? DS->getSingleDecl() : nullptr))
-      if (V->getName() == "kopt_s")
-        return Refuse("this is warp-reduce's in-order tail already");
-  const VarDecl *SizeVar = nullptr;
-  const Expr *SizeConst = nullptr;
-  bool StartIsConst = false;
-  int64_t TailRounds = 0;
-  const VarDecl *S = matchTreeHead(Loop, AC, &SizeVar, Body, &SizeConst,
-                                   &StartIsConst, &TailRounds);
-  if (!S && F->isTemplated())
-    if (const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit()))
-      if (const auto *V = dyn_cast_or_null<VarDecl>(
-              DS->isSingleDecl() ? DS->getSingleDecl() : nullptr);
-          V && V->getInit() && V->getInit()->isValueDependent())
-        return Refuse("the tree loop starts from '" +
-                      oneLine(sourceText(V->getInit()->getSourceRange(), AC)) +
-                      "', which depends on the template's parameters");
-  if (!S || isModifiedIn(S, Loop->getBody()))
-    return Refuse("the tree loop is not 'for (int s = blockDim.x / 2; "
-                  "s > 0; s >>= 1)' (or 'B / 2' with B a parameter, a local "
-                  "that is never changed or a constant, or a constant like "
-                  "'128'): the rewrite covers "
-                  "blockDim.x threads");
-  const char *StepShape = "the tree step is not 'if (t < s) A[t] = op(A[t], "
-                          "A[t + s]); __syncthreads();' (or the barrier "
-                          "first) with t threadIdx.x";
-  const auto *LoopBody = dyn_cast<CompoundStmt>(Loop->getBody());
-  if (!LoopBody || LoopBody->size() != 2)
-    return Refuse(StepShape);
-  bool SyncFirst = isSyncthreads(LoopBody->body_front());
-  if (!SyncFirst && !isSyncthreads(LoopBody->body_back()))
-    return Refuse(StepShape);
-  const auto *If = dyn_cast<IfStmt>(SyncFirst ? LoopBody->body_back()
-                                              : LoopBody->body_front());
-  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
-    return Refuse(StepShape);
-  const auto *Cond = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParens());
-  if (!Cond ||
-      !((Cond->getOpcode() == BO_LT && isThreadIdxX(Cond->getLHS(), Body) &&
-         referencedVar(Cond->getRHS()) == S) ||
-        (Cond->getOpcode() == BO_GT && isThreadIdxX(Cond->getRHS(), Body) &&
-         referencedVar(Cond->getLHS()) == S)))
-    return Refuse(StepShape);
-  const Stmt *Update = single(If->getThen());
-  if (const auto *C = dyn_cast<CompoundStmt>(Update))
-    return Refuse("the tree step has " + Twine(C->size()) +
-                  " statements (a value/index pair, or several arrays); "
-                  "only one array combined by one operator is handled");
-
-  ReductionTree T;
-  T.Loop = Loop;
-  T.Loc = Loc;
-  T.BlockSize = SizeVar;
-  if (SizeConst) {
-    int64_t C = SizeConst->getIntegerConstantExpr(AC)->getExtValue();
-    if (StartIsConst) // 2 * C below; any C this clamps is refused anyway
-      C = std::clamp<int64_t>(C, INT64_MIN / 2, INT64_MAX / 2);
-    std::string Text = oneLine(sourceText(SizeConst->getSourceRange(), AC));
-    T.ConstSize = StartIsConst ? 2 * C : C;
-    T.ConstSizeText = StartIsConst ? "2 * " + Text : Text;
-    T.ConstStartText = StartIsConst ? Text : Text + " / 2";
-  }
-  T.SyncFirst = SyncFirst;
-  return finishShape(
-      T, Update,
-      [&](const Expr *E, const ValueDecl *A) { return isOwnSlot(E, A, Body); },
-      [&](const Expr *E, const ValueDecl *A) {
-        return isPartnerSlot(E, A, S, Body);
-      },
-      StepShape, TailRounds, Parents, Body, AC);
-}
-
-/// An interleaved tree (ReductionTree::Interleaved) around a loop whose
-/// head matchDoublingHead took (S, SizeConst); a Refusal if its step
-/// differs.
-Decision<ReductionTree> matchInterleaved(const ForStmt *Loop, const VarDecl *S,
-                                         const Expr *SizeConst,
-                                         const ParentMap &Parents,
-                                         const Stmt *Body, ASTContext &AC) {
-  const char *StepShape =
-      "the interleaved tree's step is not 'if (t % (2 * s) == 0) A[t] = "
-      "op(A[t], A[t + s]); __syncthreads();' or 'int i = 2 * s * t; if (i < "
-      "blockDim.x) A[i] = op(A[i], A[i + s]); __syncthreads();' with t "
-      "threadIdx.x";
-  ReductionTree T;
-  T.Loop = Loop;
-  T.Loc = lineCol(Loop->getBeginLoc(), AC);
-  T.Interleaved = true;
-  auto Refuse = [&] { return Refusal{StepShape, T.Loc}; };
-  const auto *LB = dyn_cast<CompoundStmt>(Loop->getBody());
-  if (isModifiedIn(S, Loop->getBody()) || !LB ||
-      (LB->size() != 2 && LB->size() != 3) || !isSyncthreads(LB->body_back()))
-    return Refuse();
-  const auto *If = dyn_cast<IfStmt>(LB->body_begin()[LB->size() - 2]);
-  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
-    return Refuse();
-  const Stmt *Update = single(If->getThen());
-  const auto *Cond = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParens());
-  if (!Update || isa<CompoundStmt>(Update) || !Cond)
-    return Refuse();
-  if (SizeConst) {
-    T.ConstSize = SizeConst->getIntegerConstantExpr(AC)->getExtValue();
-    T.ConstSizeText = oneLine(sourceText(SizeConst->getSourceRange(), AC));
-    T.ConstStartText = "s < " + T.ConstSizeText;
-  }
-  auto IsThread = [&](const Expr *E) { return isThreadIdxX(E, Body); };
-  if (LB->size() == 2) {
-    // if (t % (2 * s) == 0), if ((t & (2 * s - 1)) == 0)
-    const Expr *X = isIntLiteral(Cond->getRHS(), 0, AC)   ? Cond->getLHS()
-                    : isIntLiteral(Cond->getLHS(), 0, AC) ? Cond->getRHS()
-                                                          : nullptr;
-    const auto *M =
-        X ? dyn_cast<BinaryOperator>(X->IgnoreParenImpCasts()) : nullptr;
-    const auto *Mask =
-        M && M->getOpcode() == BO_And
-            ? dyn_cast<BinaryOperator>(M->getRHS()->IgnoreParenImpCasts())
-            : nullptr;
-    bool Pairs = M && IsThread(M->getLHS()) &&
-                 ((M->getOpcode() == BO_Rem && isTwice(M->getRHS(), S, AC)) ||
-                  (Mask && Mask->getOpcode() == BO_Sub &&
-                   isTwice(Mask->getLHS(), S, AC) &&
-                   isIntLiteral(Mask->getRHS(), 1, AC)));
-    if (Cond->getOpcode() != BO_EQ || !Pairs)
-      return Refuse();
-    return finishShape(
-        T, Update,
-        [&](const Expr *E, const ValueDecl *A) {
-          return isOwnSlot(E, A, Body);
-        },
-        [&](const Expr *E, const ValueDecl *A) {
-          return isPartnerSlot(E, A, S, Body);
-        },
-        StepShape, 0, Parents, Body, AC);
-  }
-  // int i = 2 * s * t; if (i < blockDim.x)
-  const auto *DS = dyn_cast<DeclStmt>(LB->body_front());
-  const auto *I = DS && DS->isSingleDecl()
-                      ? dyn_cast<VarDecl>(DS->getSingleDecl())
-                      : nullptr;
-  const auto *Init = I && I->getType()->isIntegerType() && I->getInit()
-                         ? dyn_cast<BinaryOperator>(stripCasts(I->getInit()))
-                         : nullptr;
-  if (!Init || Init->getOpcode() != BO_Mul || isModifiedIn(I, If) ||
-      !((isTwice(Init->getLHS(), S, AC) && IsThread(Init->getRHS())) ||
-        (isTwice(Init->getRHS(), S, AC) && IsThread(Init->getLHS()))))
-    return Refuse();
-  const Expr *Bound = Cond->getRHS();
-  bool BoundOK = SizeConst ? isIntLiteral(Bound, *T.ConstSize, AC)
-                           : isBuiltin(followLocalInit(stripCasts(Bound), Body),
-                                       BuiltinVar::BlockDim, 0);
-  if (Cond->getOpcode() != BO_LT ||
-      referencedVar(stripCasts(Cond->getLHS())) != I || !BoundOK)
-    return Refuse();
-  auto IsI = [&](const Expr *E) { return referencedVar(stripCasts(E)) == I; };
-  return finishShape(
-      T, Update,
-      [&](const Expr *E, const ValueDecl *A) {
-        const auto *Sub =
-            dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
-        return Sub && subscriptBase(Sub) == A && IsI(Sub->getIdx());
-      },
-      [&](const Expr *E, const ValueDecl *A) {
-        const auto *Sub =
-            dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
-        const auto *Add =
-            Sub ? dyn_cast<BinaryOperator>(stripCasts(Sub->getIdx())) : nullptr;
-        auto IsS = [&](const Expr *X) {
-          return referencedVar(stripCasts(X)) == S;
-        };
-        return Add && subscriptBase(Sub) == A && Add->getOpcode() == BO_Add &&
-               ((IsI(Add->getLHS()) && IsS(Add->getRHS())) ||
-                (IsS(Add->getLHS()) && IsI(Add->getRHS())));
-      },
-      StepShape, 0, Parents, Body, AC);
-}
-
-} // namespace
 
 /// The trees of F whose shape matched, and refusals for the others.
 void findReductionTrees(const FunctionDecl *F, ASTContext &AC,
