@@ -221,7 +221,9 @@ const VarDecl *matchDoublingHead(const ForStmt *For, const ASTContext &Ctx,
       !isIntLiteral(S->getInit(), 1, Ctx))
     return nullptr;
   const auto *Cond =
-      dyn_cast_or_null<BinaryOperator>(For->getCond()->IgnoreParenImpCasts());
+      For->getCond()
+          ? dyn_cast<BinaryOperator>(For->getCond()->IgnoreParenImpCasts())
+          : nullptr;
   if (!Cond || Cond->getOpcode() != BO_LT ||
       referencedVar(stripCasts(Cond->getLHS())) != S)
     return nullptr;

@@ -115,6 +115,12 @@ TEST(ReductionTreeTest, InterleavedTrees) {
                               "  __syncthreads();\n"
                               "}");
   EXPECT_NE(Other.find("interleaved tree's step"), std::string::npos) << Other;
+  // A doubling loop without a condition is no tree (and no crash).
+  EXPECT_EQ(shapeOf("for (unsigned s = 1; ; s *= 2) {\n"
+                    "  if (s > blockDim.x) break;\n"
+                    "  __syncthreads();\n"
+                    "}"),
+            "none");
   // Without a barrier a doubling loop is no tree.
   EXPECT_EQ(shapeOf("for (unsigned s = 1; s < blockDim.x; s *= 2)\n"
                     "  y[s] = 0;"),
