@@ -148,7 +148,9 @@ const VarDecl *matchTreeHead(const ForStmt *For, const ASTContext &Ctx,
   }
   // s > 0, s >= 1, 0 < s, s != 0.
   const auto *Cond =
-      dyn_cast_or_null<BinaryOperator>(For->getCond()->IgnoreParenImpCasts());
+      For->getCond()
+          ? dyn_cast<BinaryOperator>(For->getCond()->IgnoreParenImpCasts())
+          : nullptr;
   if (!Cond)
     return nullptr;
   bool CondOK = false;

@@ -62,6 +62,13 @@ const char *Halving = "for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {\n"
 
 TEST(ReductionTreeTest, CanonicalTree) {
   EXPECT_EQ(shapeOf(Halving), "tree");
+  // A halving loop without a condition is refused, not dereferenced.
+  std::string NoCond =
+      shapeOf("for (unsigned s = blockDim.x / 2; ; s >>= 1) {\n"
+              "  if (s == 0) break;\n"
+              "  __syncthreads();\n"
+              "}");
+  EXPECT_NE(NoCond.find("tree loop is not"), std::string::npos) << NoCond;
   EXPECT_EQ(shapeOf(std::string("#pragma unroll\n") + Halving), "tree");
 }
 
