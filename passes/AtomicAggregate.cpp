@@ -6,19 +6,22 @@
 //   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
 //     atomicAdd(sum, x[i]);
 //
+// or with work before the atomic and a condition around it:
+//
+//   for (...) { float v = x[i]; if (v > 0) atomicAdd(&s[0], v); ... }
+//
 // nvcc combines the atomics a converged warp makes on one address (one
 // atomicAdd a thread, `if (i < n) atomicAdd(sum, x[i])`, measured 1.00x
 // after this rewrite on an H200: bench/reductions), so such a loop costs
 // one atomic per warp per iteration. The pass keeps a sum per thread over
-// the loop and adds the warp's sum once, from lane 0:
+// the loop and adds the warp's sum once, from lane 0; each atomic in the
+// loop becomes an add to its own per-thread sum, where it stood:
 //
 //   {
 //     T kopt_av = 0;
 //     bool kopt_ac = false;
-//     for (int i = ...; i < n; i += stride) {
-//       kopt_av += (T)(x[i]);
-//       kopt_ac = true;
-//     }
+//     for (int i = ...; i < n; i += stride)
+//       { kopt_av += (T)(x[i]); kopt_ac = true; }
 //     bool kopt_any = __any_sync(0xffffffffu, kopt_ac);
 //     for (int kopt_o = 16; kopt_o > 0; kopt_o >>= 1)
 //       kopt_av += __shfl_xor_sync(0xffffffffu, kopt_av, kopt_o);
@@ -28,16 +31,23 @@
 //
 // Legality (each failure is a missed remark):
 //   * the call is CUDA's atomicAdd on int, unsigned, unsigned long long,
-//     float or double, its result unused, the whole body of a for loop
-//     (one atomic a thread is refused: nvcc aggregates it already);
+//     float or double, a statement of its own (its result unused) inside a
+//     loop, under any conditions and inner loops of that loop (one atomic
+//     a thread, in no loop, is refused: nvcc aggregates it already);
 //   * the address is the same in every thread of the block (a uniform
 //     value, or &A[I] with A and I uniform) and names nothing the loop
-//     changes: every lane adds to the same place, so one add of the sum is
-//     the adds of the parts;
-//   * the loop runs in uniform control flow (only compound statements
-//     enclose it, no return before it, no goto), so all 32 lanes reach the
-//     shuffles together after it (the original kept in a run-time check's
-//     else branch is not);
+//     changes or declares: every lane adds to the same place, so one add
+//     of the sum after the loop is the adds of the parts;
+//   * inside the loop the pointers the address names appear only in the
+//     addresses of the atomics rewritten (no read of the sum, no other
+//     atomic, no call given them), and no return leaves the loop (the
+//     thread would skip its add). Other pointers are taken not to hold the
+//     sum: a thread reading an address other threads add to atomically
+//     races in the original;
+//   * the outermost loop runs in uniform control flow (only compound
+//     statements enclose it, no return before it, no goto), so all 32
+//     lanes reach the shuffles together after it (the original kept in a
+//     run-time check's else branch is not);
 //   * every launch runs blocks whose x extent is a multiple of 32 (then a
 //     warp is 32 consecutive threadIdx.x of one y and z, and lane 0 is
 //     threadIdx.x % 32 == 0); where launches are not known the rewrite runs
@@ -47,8 +57,9 @@
 //     another order rounds differently, so it needs reassociate=true. The
 //     atomics' own order is not fixed either, but they add one value at a
 //     time, which the per-thread sums and the warp's tree do not.
-// The loop and the values it adds run as before, and a warp none of whose
-// threads adds does not touch the address.
+// The loop and the values it adds run as before (each value is computed
+// where the atomic stood), and a warp none of whose threads adds does not
+// touch the address.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +75,8 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
@@ -77,9 +90,10 @@ namespace {
 /// An atomicAdd the pass may aggregate.
 struct AtomicSite {
   const CallExpr *Call = nullptr;
-  const Stmt *Whole = nullptr;   ///< what the rewrite replaces
-  const ForStmt *Loop = nullptr; ///< `for (...) atomicAdd(...)`, Whole
+  const Stmt *Loop = nullptr; ///< the outermost loop holding the call
   QualType Element;
+  std::vector<const VarDecl *> Pointers; ///< what the address names
+  LineCol Loc;
 };
 
 bool isCudaAtomicAdd(const CallExpr *C, const ASTContext &AC) {
@@ -89,11 +103,30 @@ bool isCudaAtomicAdd(const CallExpr *C, const ASTContext &AC) {
          AC.getSourceManager().isInSystemHeader(FD->getLocation());
 }
 
-/// `X` or `{ X }`: the statement, else null.
-const Stmt *onlyStatement(const Stmt *S) {
-  if (const auto *C = dyn_cast_or_null<CompoundStmt>(S))
-    return C->size() == 1 ? C->body_front() : nullptr;
-  return S;
+/// Whether E stands as a statement of its own under P (its value unused):
+/// in a compound statement, as a branch of an if, as a loop's body, or
+/// after a label.
+bool isStatementOfItsOwn(const Expr *E, const Stmt *P) {
+  if (isa_and_nonnull<CompoundStmt, SwitchCase, LabelStmt>(P))
+    return true;
+  if (const auto *If = dyn_cast_or_null<IfStmt>(P))
+    return If->getThen() == E || If->getElse() == E;
+  if (const auto *For = dyn_cast_or_null<ForStmt>(P))
+    return For->getBody() == E;
+  if (const auto *While = dyn_cast_or_null<WhileStmt>(P))
+    return While->getBody() == E;
+  if (const auto *Do = dyn_cast_or_null<DoStmt>(P))
+    return Do->getBody() == E;
+  return false;
+}
+
+/// The outermost for, while or do loop of F holding S; null if none.
+const Stmt *outermostLoop(const Stmt *S, const ParentMap &Parents) {
+  const Stmt *Loop = nullptr;
+  for (const Stmt *P = Parents.getParent(S); P; P = Parents.getParent(P))
+    if (isa<ForStmt, WhileStmt, DoStmt>(P))
+      Loop = P;
+  return Loop;
 }
 
 /// An address every thread of the block computes alike: a uniform value
@@ -117,28 +150,37 @@ class AtomicAggregatePass : public KernelPass<AtomicAggregateOptions> {
     if (!F || !F->hasBody())
       return;
     ParentMap Parents(F->getBody());
+    MapVector<const Stmt *, std::vector<AtomicSite>> ByLoop;
     for (const BoundNodes &N :
          match(findAll(callExpr(unless(hasAncestor(lambdaExpr()))).bind("c")),
                *F->getBody(), AC)) {
       const auto *C = N.getNodeAs<CallExpr>("c");
       if (!isCudaAtomicAdd(C, AC))
         continue;
-      LineCol Loc = lineCol(C->getBeginLoc(), AC);
       Decision<AtomicSite> Site = matchSite(C, Parents, F, AC);
       if (auto *R = std::get_if<Refusal>(&Site)) {
-        KC.missed(Loc, "atomicAdd not aggregated: " + R->Message);
+        KC.missed(lineCol(C->getBeginLoc(), AC),
+                  "atomicAdd not aggregated: " + R->Message);
         continue;
       }
-      rewrite(KC, std::get<AtomicSite>(Site), Loc);
+      auto &S = std::get<AtomicSite>(Site);
+      ByLoop[S.Loop].push_back(std::move(S));
+    }
+    for (auto &[Loop, Sites] : ByLoop) {
+      keepSoleUses(KC, Loop, Sites);
+      if (!Sites.empty())
+        rewrite(KC, Loop, Sites);
     }
   }
 
+  /// What one call needs on its own.
   Decision<AtomicSite> matchSite(const CallExpr *C, const ParentMap &Parents,
                                  const FunctionDecl *F, ASTContext &AC) {
-    LineCol Loc = lineCol(C->getBeginLoc(), AC);
-    auto Refuse = [&](const Twine &Why) { return Refusal{Why.str(), Loc}; };
+    const SourceManager &SM = AC.getSourceManager();
     AtomicSite S;
     S.Call = C;
+    S.Loc = lineCol(C->getBeginLoc(), AC);
+    auto Refuse = [&](const Twine &Why) { return Refusal{Why.str(), S.Loc}; };
     S.Element = C->getArg(0)->getType()->getPointeeType().getUnqualifiedType();
     const auto *BT = S.Element->getAs<BuiltinType>();
     if (!BT || !(BT->getKind() == BuiltinType::Int ||
@@ -149,121 +191,185 @@ class AtomicAggregatePass : public KernelPass<AtomicAggregateOptions> {
       return Refuse("it adds '" + S.Element.getAsString() +
                     "'; int, unsigned, unsigned long long, float and double "
                     "are handled");
-    // Where the call stands: a loop's whole body, or one a thread.
-    bool OnePerThread = false;
-    const Stmt *Up = Parents.getParent(const_cast<CallExpr *>(C));
-    const Stmt *Holder = Up;
-    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Up))
-      Holder = CS->size() == 1
-                   ? Parents.getParent(const_cast<CompoundStmt *>(CS))
-                   : CS;
-    if (const auto *For = dyn_cast_or_null<ForStmt>(Holder);
-        For && onlyStatement(For->getBody()) == C) {
-      S.Whole = For;
-      S.Loop = For;
-    } else if (isa_and_nonnull<CompoundStmt, IfStmt>(Holder)) {
-      OnePerThread = true;
-    } else {
+    if (!isStatementOfItsOwn(C, Parents.getParent(const_cast<CallExpr *>(C))))
       return Refuse("its result is used, or it is not a statement of its "
-                    "own or the whole body of a for loop");
-    }
+                    "own");
+    S.Loop = outermostLoop(C, Parents);
     const Expr *Address = C->getArg(0);
-    if (S.Loop) {
-      const VarDecl *Changed = nullptr;
-      forEachSubStmt(Address, [&](const Stmt *X) {
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(X))
-          if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
-              V && !Changed && isModifiedIn(V, S.Loop))
-            Changed = V;
-      });
-      if (Changed)
-        return Refuse("the address names '" + Changed->getNameAsString() +
-                      "', which the loop changes");
-    }
+    std::optional<Refusal> Named;
+    forEachSubStmt(Address, [&](const Stmt *X) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(X);
+      const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+      if (!V || Named)
+        return;
+      if (V->getType()->isPointerType() || V->getType()->isArrayType())
+        S.Pointers.push_back(V);
+      if (!S.Loop)
+        return;
+      if (isModifiedIn(V, S.Loop))
+        Named = Refuse("the address names '" + V->getNameAsString() +
+                       "', which the loop changes");
+      else if (SM.isPointWithin(V->getLocation(), S.Loop->getBeginLoc(),
+                                S.Loop->getEndLoc()))
+        Named = Refuse("the address names '" + V->getNameAsString() +
+                       "', which the loop declares");
+    });
+    if (Named)
+      return *Named;
     if (!isUniformAddress(Address, F))
       return Refuse("the address '" +
                     oneLine(sourceText(Address->getSourceRange(), AC)) +
                     "' differs between threads: each adds to its own "
                     "element");
-    if (OnePerThread)
+    if (!S.Loop)
       return Refuse("one atomicAdd a thread: nvcc combines the atomics a warp "
                     "makes on one address itself (bench/reductions: 1.00x on "
-                    "an H200); only a loop whose body is the atomic is "
-                    "rewritten");
+                    "an H200); only atomics inside a loop are rewritten");
     if (std::optional<Refusal> R =
-            checkUniformControl(F, S.Whole, "the atomicAdd", AC))
+            checkUniformControl(F, S.Loop, "the atomicAdd", AC))
       return *R;
+    std::optional<LineCol> Return;
+    forEachSubStmt(S.Loop, [&](const Stmt *X) {
+      if (isa<ReturnStmt>(X) && !Return)
+        Return = lineCol(X->getBeginLoc(), AC);
+    });
+    if (Return)
+      return Refuse("the return at " + str(*Return) +
+                    " leaves the loop: that thread would skip the add of its "
+                    "sum");
     if (S.Element->isFloatingType() && !options().Reassociate)
       return Refuse("summing " + S.Element.getAsString() +
                     " values per thread and per warp before one atomicAdd "
                     "rounds differently from adding them one at a time "
                     "(reassociate=true allows it)");
-    if (!isRewritable(S.Whole->getSourceRange(), AC))
+    if (!isRewritable(S.Loop->getSourceRange(), AC) || !stmtOffsets(C, AC))
       return Refuse("it is written in a macro");
     return S;
   }
 
-  void rewrite(KernelContext &KC, const AtomicSite &S, LineCol Loc) {
+  /// Drops (with a remark) the sites whose pointers the loop uses other
+  /// than in the addresses of the sites: a read of the sum, another
+  /// atomic, a call given the pointer would see the sum late.
+  void keepSoleUses(KernelContext &KC, const Stmt *Loop,
+                    std::vector<AtomicSite> &Sites) {
+    ASTContext &AC = KC.deviceContext();
+    SmallPtrSet<const Stmt *, 16> InAddresses;
+    for (const AtomicSite &S : Sites)
+      forEachSubStmt(S.Call->getArg(0),
+                     [&](const Stmt *X) { InAddresses.insert(X); });
+    std::map<const VarDecl *, const DeclRefExpr *> Other;
+    forEachSubStmt(Loop, [&](const Stmt *X) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(X);
+      const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+      if (V && !InAddresses.count(Ref) && !Other.count(V))
+        Other[V] = Ref;
+    });
+    llvm::erase_if(Sites, [&](const AtomicSite &S) {
+      for (const VarDecl *V : S.Pointers)
+        if (auto It = Other.find(V); It != Other.end()) {
+          KC.missed(S.Loc, "atomicAdd not aggregated: the loop also uses '" +
+                               V->getNameAsString() + "' at " +
+                               str(lineCol(It->second->getBeginLoc(), AC)) +
+                               " other than as the address of an atomicAdd "
+                               "statement: it would see the sum before the "
+                               "threads add their parts");
+          return true;
+        }
+      return false;
+    });
+  }
+
+  void rewrite(KernelContext &KC, const Stmt *Loop,
+               const std::vector<AtomicSite> &Sites) {
     ASTContext &AC = KC.deviceContext();
     StringRef Code = KC.code();
-    auto At = stmtOffsets(S.Whole, AC);
-    if (!At)
-      return KC.missed(Loc,
-                       "atomicAdd not aggregated: it is written in a macro");
+    auto At = stmtOffsets(Loop, AC);
+    if (!At) {
+      for (const AtomicSite &S : Sites)
+        KC.missed(S.Loc, "atomicAdd not aggregated: its loop is written in "
+                         "a macro");
+      return;
+    }
     std::string In = indentAt(Code, At->first);
     PrintingPolicy PP = AC.getPrintingPolicy();
-    std::string T = S.Element.getAsString(PP);
-    bool Signed = S.Element->isSignedIntegerType();
-    std::string Acc = Signed ? "unsigned" : T;
-    std::string Address = sourceText(S.Call->getArg(0)->getSourceRange(), AC);
-    std::string Value = sourceText(S.Call->getArg(1)->getSourceRange(), AC);
-    // The value as the atomic adds it: converted to T (and for a signed
-    // sum to its unsigned twin, which wraps as the atomics do).
-    std::string Part = Signed ? "(unsigned)(" + T + ")(" + Value + ")"
-                              : "(" + T + ")(" + Value + ")";
-    std::string Out;
-    raw_string_ostream OS(Out);
-    auto BodyAt = stmtOffsets(S.Loop->getBody(), AC);
-    if (!BodyAt)
-      return KC.missed(Loc, "atomicAdd not aggregated: its loop is written "
-                            "in a macro");
-    OS << "{\n"
-       << In << "  // kopt atomic-aggregate: a sum per thread, then one "
-       << "atomicAdd per warp\n"
-       << In << "  " << Acc << " kopt_av = 0;\n"
-       << In << "  bool kopt_ac = false;\n"
-       << In << "  " << Code.slice(At->first, BodyAt->first).rtrim() << " {\n"
-       << In << "    kopt_av += " << Part << ";\n"
-       << In << "    kopt_ac = true;\n"
-       << In << "  }\n";
-    OS << In << "  bool kopt_any = __any_sync(0xffffffffu, kopt_ac);\n"
-       << In << "  for (int kopt_o = 16; kopt_o > 0; kopt_o >>= 1)\n"
-       << In
-       << "    kopt_av += __shfl_xor_sync(0xffffffffu, kopt_av, kopt_o);\n"
-       << In << "  if (kopt_any && threadIdx.x % 32 == 0)\n"
-       << In << "    atomicAdd(" << Address << ", "
-       << (Signed ? "(" + T + ")kopt_av" : std::string("kopt_av")) << ");\n"
-       << In << "}";
+    std::string Decls, After;
+    raw_string_ostream D(Decls), A(After);
+    std::vector<std::tuple<unsigned, unsigned, std::string>> Adds;
+    // One sum for each address and type: atomics on one address (in the
+    // two branches of an if) share it.
+    std::vector<std::string> Keys;
+    for (const AtomicSite &S : Sites) {
+      std::string Key =
+          oneLine(sourceText(S.Call->getArg(0)->getSourceRange(), AC)) + "|" +
+          S.Element.getAsString(PP);
+      if (!is_contained(Keys, Key))
+        Keys.push_back(Key);
+    }
+    std::vector<bool> Declared(Keys.size(), false);
+    for (const AtomicSite &S : Sites) {
+      std::string Address = sourceText(S.Call->getArg(0)->getSourceRange(), AC);
+      std::string T = S.Element.getAsString(PP);
+      size_t I = find(Keys, oneLine(Address) + "|" + T) - Keys.begin();
+      std::string Suffix = Keys.size() == 1 ? "" : std::to_string(I);
+      std::string Sum = "kopt_av" + Suffix, Any = "kopt_ac" + Suffix;
+      bool Signed = S.Element->isSignedIntegerType();
+      // The value as the atomic adds it: converted to T (and for a signed
+      // sum to its unsigned twin, which wraps as the atomics do).
+      std::string Value = sourceText(S.Call->getArg(1)->getSourceRange(), AC);
+      std::string Part = Signed ? "(unsigned)(" + T + ")(" + Value + ")"
+                                : "(" + T + ")(" + Value + ")";
+      auto CallAt = *stmtOffsets(S.Call, AC);
+      Adds.emplace_back(CallAt.first, CallAt.second - CallAt.first,
+                        "{ " + Sum + " += " + Part + "; " + Any + " = true; }");
+      if (Declared[I])
+        continue;
+      Declared[I] = true;
+      D << In << "  " << (Signed ? "unsigned" : T) << " " << Sum << " = 0;\n"
+        << In << "  bool " << Any << " = false;\n";
+      A << In << "  bool kopt_any" << Suffix << " = __any_sync(0xffffffffu, "
+        << Any << ");\n"
+        << In << "  for (int kopt_o = 16; kopt_o > 0; kopt_o >>= 1)\n"
+        << In << "    " << Sum << " += __shfl_xor_sync(0xffffffffu, " << Sum
+        << ", kopt_o);\n"
+        << In << "  if (kopt_any" << Suffix << " && threadIdx.x % 32 == 0)\n"
+        << In << "    atomicAdd(" << Address << ", "
+        << (Signed ? "(" + T + ")" + Sum : Sum) << ");\n";
+    }
+    std::string Out =
+        "{\n" + In +
+        "  // kopt atomic-aggregate: a sum per thread, then "
+        "one atomicAdd per warp\n" +
+        Decls + In + "  " +
+        reindent(splice(Code, At->first, At->second, Adds), "  ") + "\n" +
+        After + In + "}";
     // Blocks whose x extent is not a multiple of 32 run the original.
     std::string Why;
     bool Known = warpBlocks(KC, Why);
     if (!Known)
       Out = "if (blockDim.x % 32 == 0) " + Out + " else {\n" + In + "  " +
-            Code.slice(At->first, At->second).str() + "\n" + In + "}";
+            reindent(Code.slice(At->first, At->second), "  ") + "\n" + In + "}";
     if (Error E =
-            KC.edits().replaceChars(At->first, At->second - At->first, Out))
-      return KC.missed(Loc,
-                       "atomicAdd not aggregated: " + toString(std::move(E)));
-    KC.applied(Loc, "aggregated atomicAdd on '" + Address + "' (" + T +
-                        ") per warp: a sum per thread over the loop, then "
-                        "__shfl_xor_sync sums and one atomicAdd from lane 0" +
-                        (Known ? ""
-                               : " (blocks of a multiple of 32 threads in "
-                                 "x, checked at run time: " +
-                                     Why + ")") +
-                        (S.Element->isFloatingType()
-                             ? "; the floating-point sum is reassociated"
-                             : "; exact"));
+            KC.edits().replaceChars(At->first, At->second - At->first, Out)) {
+      std::string Message = toString(std::move(E));
+      for (const AtomicSite &S : Sites)
+        KC.missed(S.Loc, "atomicAdd not aggregated: " + Message);
+      return;
+    }
+    for (const AtomicSite &S : Sites)
+      KC.applied(
+          S.Loc,
+          "aggregated atomicAdd on '" +
+              oneLine(sourceText(S.Call->getArg(0)->getSourceRange(), AC)) +
+              "' (" + S.Element.getAsString(PP) +
+              ") per warp: a sum per thread over the loop, then "
+              "__shfl_xor_sync sums and one atomicAdd from lane 0" +
+              (Known ? ""
+                     : " (blocks of a multiple of 32 threads in x, "
+                       "checked at run time: " +
+                           Why + ")") +
+              (S.Element->isFloatingType()
+                   ? "; the floating-point sum is reassociated"
+                   : "; exact"));
   }
 
   /// Whether every launch of the kernel is known to run blocks whose x

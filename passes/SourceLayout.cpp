@@ -33,8 +33,12 @@ std::optional<std::pair<unsigned, unsigned>> stmtOffsets(const Stmt *S,
   while (true) {
     if (const auto *F = dyn_cast<ForStmt>(Last))
       Last = F->getBody();
-    else if (const auto *I = dyn_cast<IfStmt>(Last); I && !I->getElse())
-      Last = I->getThen();
+    else if (const auto *W = dyn_cast<WhileStmt>(Last))
+      Last = W->getBody();
+    else if (const auto *R = dyn_cast<CXXForRangeStmt>(Last))
+      Last = R->getBody();
+    else if (const auto *I = dyn_cast<IfStmt>(Last))
+      Last = I->getElse() ? I->getElse() : I->getThen();
     else
       break;
   }

@@ -1,9 +1,11 @@
-// atomic-aggregate: a grid- or block-stride loop whose body is an atomicAdd
-// on one address keeps a sum per thread, and each warp adds its sum once.
+// atomic-aggregate: a loop holding atomicAdds on block-uniform addresses
+// (the whole body, or after work and under conditions in it) keeps a sum
+// per thread and address, and each warp adds its sum once.
 // Integer sums are exact; float sums need reassociate=true. Refused: one
 // atomicAdd a thread (nvcc aggregates those itself), an address that
-// differs between threads or that the loop changes, a loop not in uniform
-// control flow. Launches of unknown blocks get a run-time check.
+// differs between threads or that the loop changes or declares, a loop not
+// in uniform control flow or with a return, a result used, a sum the loop
+// also reads. Launches of unknown blocks get a run-time check.
 // RUN: kopt-opt %s -passes=atomic-aggregate -Rpass=atomic-aggregate -Rpass-missed=atomic-aggregate -o %t.cu 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: %strip_checks %t.cu | FileCheck %s
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
@@ -80,6 +82,94 @@ __global__ void per_slot(int *out) {
     atomicAdd(&out[k], 1);
 }
 
+// Work before the atomics, an if/else on two addresses: a sum each.
+// REMARK-DAG: atomic-aggregate.cu:[[@LINE+19]]:7: remark: aggregated atomicAdd on '&counts[0]' (int) per warp
+// REMARK-DAG: atomic-aggregate.cu:[[@LINE+20]]:7: remark: aggregated atomicAdd on '&counts[1]' (int) per warp
+// CHECK-LABEL: void sign_counts(
+// CHECK: unsigned kopt_av0 = 0;
+// CHECK-NEXT: bool kopt_ac0 = false;
+// CHECK-NEXT: unsigned kopt_av1 = 0;
+// CHECK-NEXT: bool kopt_ac1 = false;
+// CHECK-NEXT: for (int i
+// CHECK: int v = x[i] / 2;
+// CHECK-NEXT: if (v > 0)
+// CHECK-NEXT: { kopt_av0 += (unsigned)(int)(v); kopt_ac0 = true; }
+// CHECK-NEXT: else
+// CHECK-NEXT: { kopt_av1 += (unsigned)(int)(1); kopt_ac1 = true; }
+// CHECK: atomicAdd(&counts[0], (int)kopt_av0);
+// CHECK: atomicAdd(&counts[1], (int)kopt_av1);
+__global__ void sign_counts(const int *x, int *counts, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    int v = x[i] / 2;
+    if (v > 0)
+      atomicAdd(&counts[0], v);
+    else
+      atomicAdd(&counts[1], 1);
+  }
+}
+
+// Two atomics on one address share one sum; an inner loop and a while loop.
+// REMARK-DAG: atomic-aggregate.cu:[[@LINE+10]]:21: remark: aggregated atomicAdd on 'sum' (unsigned int)
+// REMARK-DAG: atomic-aggregate.cu:[[@LINE+10]]:12: remark: aggregated atomicAdd on 'sum' (unsigned int)
+// CHECK-LABEL: void odd_even(
+// CHECK: unsigned int kopt_av = 0;
+// CHECK-NOT: kopt_av1
+// CHECK: atomicAdd(sum, kopt_av);
+__global__ void odd_even(const unsigned *x, unsigned *sum, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  while (i < n) {
+    for (int j = 0; j < 2; ++j)
+      if (x[i] & 1) atomicAdd(sum, x[i]);
+      else atomicAdd(sum, 3 * x[i]);
+    i += blockDim.x * gridDim.x;
+  }
+}
+
+// Refused: the result is used; the loop reads the sum (and so its other
+// atomicAdd stays too); a return inside the loop; an address the loop
+// declares.
+// REMARK-DAG: atomic-aggregate.cu:[[@LINE+4]]:14: remark: atomicAdd not aggregated: its result is used, or it is not a statement of its own
+// REMARK-DAG: atomic-aggregate.cu:[[@LINE+4]]:5: remark: atomicAdd not aggregated: the loop also uses 'ctr' at [[@LINE+3]]:24 other than as the address of an atomicAdd statement: it would see the sum before the threads add their parts
+__global__ void tickets(const int *x, int *ctr, int *out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    out[i] = atomicAdd(ctr, 1);
+    atomicAdd(ctr, x[i]);
+  }
+}
+// REMARK-DAG: atomic-aggregate.cu:[[@LINE+3]]:5: remark: atomicAdd not aggregated: the loop also uses 'sum' at [[@LINE+4]]:10 other than as the address
+__global__ void capped(const int *x, int *sum, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    atomicAdd(sum, x[i]);
+    if (*sum > 100)
+      break;
+  }
+}
+// REMARK-DAG: atomic-aggregate.cu:[[@LINE+4]]:5: remark: atomicAdd not aggregated: the return at [[@LINE+3]]:19 leaves the loop: that thread would skip the add of its sum
+__global__ void until_negative(const int *x, int *sum, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    if (x[i] < 0) return;
+    atomicAdd(sum, x[i]);
+  }
+}
+// REMARK-DAG: atomic-aggregate.cu:[[@LINE+4]]:5: remark: atomicAdd not aggregated: the address names 'dst', which the loop declares
+__global__ void per_block(const int *x, int *sum, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    int *dst = sum + blockIdx.x;
+    atomicAdd(dst, x[i]);
+  }
+}
+
+// Floats: two sums (a sum and a sum of squares) under reassociate=true.
+// REASSOC-DAG: atomic-aggregate.cu:[[@LINE+5]]:5: remark: aggregated atomicAdd on '&s[0]' (float)
+// REASSOC-DAG: atomic-aggregate.cu:[[@LINE+5]]:5: remark: aggregated atomicAdd on '&s[1]' (float)
+__global__ void moments(const float *x, float *s, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    float v = x[i];
+    atomicAdd(&s[0], v);
+    atomicAdd(&s[1], v * v);
+  }
+}
+
 void launch(const int *x, int *s, const unsigned *u, unsigned *us,
             unsigned long long *c, const float *a, const float *b, float *o,
             int n, int threads) {
@@ -91,4 +181,11 @@ void launch(const int *x, int *s, const unsigned *u, unsigned *us,
   histogram<<<64, 256>>>(x, s, n);
   after_return<<<64, 256>>>(x, s, n, threads);
   per_slot<<<1, 64>>>(s);
+  sign_counts<<<64, 256>>>(x, s, n);
+  odd_even<<<64, 256>>>(u, us, n);
+  tickets<<<64, 256>>>(x, s, s, n);
+  capped<<<64, 256>>>(x, s, n);
+  until_negative<<<64, 256>>>(x, s, n);
+  per_block<<<64, 256>>>(x, s, n);
+  moments<<<64, 256>>>(a, o, n);
 }
