@@ -92,7 +92,9 @@ struct AtomicSite {
   const CallExpr *Call = nullptr;
   const Stmt *Loop = nullptr; ///< the outermost loop holding the call
   QualType Element;
-  std::vector<const VarDecl *> Pointers; ///< what the address names
+  /// The pointers the address names or reaches through a local's
+  /// initializer.
+  std::vector<const VarDecl *> Pointers;
   LineCol Loc;
 };
 
@@ -140,6 +142,22 @@ bool isUniformAddress(const Expr *E, const FunctionDecl *F) {
       return isBlockUniform(Sub->getBase(), F) &&
              isBlockUniform(Sub->getIdx(), F);
   return isBlockUniform(E, F);
+}
+
+/// V if it is a pointer or an array, and the pointers a local pointer is
+/// initialized from (`int *dst = out + blockIdx.x;` names out too): what
+/// a use elsewhere in the loop may reach the sum through.
+void addPointers(const VarDecl *V, std::vector<const VarDecl *> &Pointers) {
+  if (!(V->getType()->isPointerType() || V->getType()->isArrayType()) ||
+      is_contained(Pointers, V))
+    return;
+  Pointers.push_back(V);
+  if (const Expr *Init = V->getInit())
+    forEachSubStmt(Init, [&](const Stmt *X) {
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(X))
+        if (const auto *W = dyn_cast<VarDecl>(Ref->getDecl()))
+          addPointers(W, Pointers);
+    });
 }
 
 class AtomicAggregatePass : public KernelPass<AtomicAggregateOptions> {
@@ -202,8 +220,7 @@ class AtomicAggregatePass : public KernelPass<AtomicAggregateOptions> {
       const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
       if (!V || Named)
         return;
-      if (V->getType()->isPointerType() || V->getType()->isArrayType())
-        S.Pointers.push_back(V);
+      addPointers(V, S.Pointers);
       if (!S.Loop)
         return;
       if (isModifiedIn(V, S.Loop))

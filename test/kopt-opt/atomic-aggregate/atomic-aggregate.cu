@@ -159,6 +159,18 @@ __global__ void per_block(const int *x, int *sum, int n) {
   }
 }
 
+// REMARK-DAG: atomic-aggregate.cu:[[@LINE+5]]:5: remark: atomicAdd not aggregated: the loop also uses 'out' at [[@LINE+6]]:13 other than as the address
+__global__ void through_local(const int *x, int *out, int n) {
+  int *dst = out + blockIdx.x;
+  int seen = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    atomicAdd(dst, x[i]);
+    seen += out[0] > 5;
+  }
+  if (seen < 0)
+    out[1] = seen;
+}
+
 // Floats: two sums (a sum and a sum of squares) under reassociate=true.
 // REASSOC-DAG: atomic-aggregate.cu:[[@LINE+5]]:5: remark: aggregated atomicAdd on '&s[0]' (float)
 // REASSOC-DAG: atomic-aggregate.cu:[[@LINE+5]]:5: remark: aggregated atomicAdd on '&s[1]' (float)
@@ -187,5 +199,6 @@ void launch(const int *x, int *s, const unsigned *u, unsigned *us,
   capped<<<64, 256>>>(x, s, n);
   until_negative<<<64, 256>>>(x, s, n);
   per_block<<<64, 256>>>(x, s, n);
+  through_local<<<64, 256>>>(x, s, n);
   moments<<<64, 256>>>(a, o, n);
 }
