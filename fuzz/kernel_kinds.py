@@ -72,7 +72,7 @@ def block_expr(s, name, o):
     if sp == "local":
         o.launch.append("  int %s_bs = %d;" % (name, b))
         return "%s_bs" % name
-    if sp == "runtime" and s["kind"] in ("ew", "rowred") or \
+    if sp == "runtime" and s["kind"] in ("ew", "rowred", "atomic") or \
             sp == "runtime" and s["kind"] == "strided" and \
             s["form"] == "thread":
         o.launch.append("  int %s_bs = n < 4096 ? %d : %d;"
@@ -533,6 +533,62 @@ def respell(s, name, o):
                     for x in o.launch]
 
 
+def render_atomic(s, name, o):
+    """Integer sums through atomicAdd on one address (exact, whatever the
+    order): a grid-stride loop whose body is the atomic, atomics after work
+    and under an if/else on two addresses, atomics in a loop nested in a
+    while loop, a block-stride loop per row adding to the row's slot, one
+    atomic a thread."""
+    k, op = o.kernel, s["op"]
+    k.append("__global__ void %s(%sx, int *%sout, int n, int cols) {"
+             % (name, quals(s, "i32"), "__restrict__ " if s["restrict"]
+                else ""))
+    bs = block_expr(s, name, o)
+    grid = "13"
+    stride = "blockDim.x * gridDim.x"
+    if op == "sum":
+        k.append("  for (int i = blockIdx.x * blockDim.x + threadIdx.x; "
+                 "i < n; i += %s)" % stride)
+        k.append("    atomicAdd(&out[0], x[i]);")
+    elif op == "cond":
+        k.append("  for (int i = blockIdx.x * blockDim.x + threadIdx.x; "
+                 "i < n; i += %s) {" % stride)
+        k.append("    int v = x[i] * 3;")
+        k.append("    if (v > 0)")
+        k.append("      atomicAdd(&out[0], v);")
+        k.append("    else")
+        k.append("      atomicAdd(&out[1], 1);")
+        k.append("  }")
+    elif op == "nested":
+        k.append("  int i = blockIdx.x * blockDim.x + threadIdx.x;")
+        k.append("  while (2 * i < n) {")
+        k.append("    for (int j = 2 * i; j < 2 * i + 2 && j < n; ++j)")
+        k.append("      if ((x[j] & 1) == 0) atomicAdd(out, x[j]);")
+        k.append("    i += %s;" % stride)
+        k.append("  }")
+    elif op == "row":
+        k.append("  for (int j = threadIdx.x; j < cols; j += blockDim.x)")
+        k.append("    atomicAdd(&out[blockIdx.x], x[blockIdx.x * cols + j]);")
+        grid = "rows"
+    else:  # one
+        k.append("  int i = blockIdx.x * blockDim.x + threadIdx.x;")
+        k.append("  if (i < n)")
+        k.append("    atomicAdd(out, x[i]);")
+        grid = blocks_for(s, name, bs, "n")
+    k.append("}")
+    if op == "row":
+        o.buffer(name + "_x", "i32", ["rows", "cols"], const=s["const_in"])
+        o.buffer(name + "_out", "i32", ["rows"], "inout", const=False)
+        count = "rows * cols"
+    else:
+        o.buffer(name + "_x", "i32", ["n"], const=s["const_in"])
+        o.buffer(name + "_out", "i32", [2], "inout", const=False)
+        count = "n"
+    o.launch.append("  %s<<<%s, %s, 0, stream>>>(%s_x, %s_out, %s, cols);"
+                    % (name, grid, bs, name, name, count))
+
+
 RENDER = {"ew": render_ew, "rowred": render_rowred,
           "blockred": render_blockred, "strided": render_strided,
-          "grid2d": render_2d, "matmul": render_2d}
+          "grid2d": render_2d, "matmul": render_2d,
+          "atomic": render_atomic}

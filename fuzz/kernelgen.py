@@ -23,6 +23,10 @@ Kinds (what real code writes, and what the passes look for):
             the rows, or one thread per column
   grid2d    2-D blocks: a transpose, a broadcast add
   matmul    one thread per element of A x W
+  atomic    integer sums through atomicAdd on one address: a loop whose
+            body is the atomic, atomics after work and under an if/else, in
+            a loop nested in a while loop, per row in a block-stride loop,
+            one a thread (drawn from a third random stream)
 
 Spellings every 1-D kind may take: the block size named inside the kernel
 (`blockIdx.x * K_THREADS + threadIdx.x`, `c += BLOCK`, `BLOCK / 2`) as a
@@ -52,11 +56,13 @@ def pick(rng, choices, weights=None):
 # ---------------------------------------------------------------- specs
 
 
-def random_kernel(rng, rng2=None):
+def random_kernel(rng, rng2=None, rng3=None):
     """One kernel spec: its kind and the features that spell it. rng2
     draws the spellings added later (templates, the block size named in the
     kernel, constant trip counts, constant heads), so that rng's draws, and
-    with them the kernels of a seed, stay those of the first generator."""
+    with them the kernels of a seed, stay those of the first generator;
+    rng3 replaces a few kernels by atomics (the kind added last), leaving
+    rng2's draws as they were."""
     kind = pick(rng, KINDS, KIND_WEIGHTS)
     s = {"kind": kind,
          "block": pick(rng, [32, 64, 96, 128, 192, 256, 512, 1024],
@@ -121,6 +127,13 @@ def random_kernel(rng, rng2=None):
         s["tile"] = pick(rng, [(16, 16), (32, 8)])
     if rng2:
         later_spellings(rng2, s)
+    if rng3 and rng3.random() < 0.08:
+        s = {"kind": "atomic", "block": s["block"],
+             "block_spelling": pick(rng3, ["literal", "define", "constexpr",
+                                           "local", "runtime", "dim3"]),
+             "const_in": s["const_in"], "restrict": s["restrict"],
+             "op": pick(rng3, ["sum", "cond", "nested", "row", "one"],
+                        [3, 3, 2, 2, 1])}
     return s
 
 
@@ -154,6 +167,7 @@ def later_spellings(rng, s):
 def random_program(seed, kernels):
     rng = random.Random(seed)
     rng2 = random.Random("spellings-%d" % seed)
+    rng3 = random.Random("atomics-%d" % seed)
     big_rows = rng.randrange(64, 700)
     shapes = [
         {"n": rng.randrange(50001, 400001) | 1, "rows": big_rows,
@@ -165,7 +179,8 @@ def random_program(seed, kernels):
          "cols": rng.randrange(1, 9)},
     ]
     return {"seed": seed, "shapes": shapes,
-            "kernels": [random_kernel(rng, rng2) for _ in range(kernels)]}
+            "kernels": [random_kernel(rng, rng2, rng3)
+                        for _ in range(kernels)]}
 
 
 # ---------------------------------------------------------------- render
