@@ -157,6 +157,20 @@ bool hasStoredError(const ASTUnit &AST) {
   return false;
 }
 
+/// Whether a failed parse shows the source itself broken: every error was
+/// reported in the main file and none while building the preamble. Then
+/// parsing again (without the precompiled prefix, or afresh) would only
+/// repeat them; errors elsewhere (a stale prefix, a missing header) do
+/// not count.
+bool brokenInMainFile(const ErrorCollector &Errors, const ASTUnit *AST,
+                      StringRef Path) {
+  if (!AST || hasStoredError(*AST) || Errors.Messages.empty())
+    return false;
+  return llvm::all_of(Errors.Messages, [&](const std::string &M) {
+    return StringRef(M).starts_with((Path + ":").str());
+  });
+}
+
 void scopeToMainFile(ASTUnit &AST) {
   ASTContext &Ctx = AST.getASTContext();
   Ctx.setTraversalScope(mainFileDecls(Ctx));
@@ -198,6 +212,9 @@ Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
     Prefix = prefixHeaderFor(Args, Opts.PrefixHeaderDir);
   if (Prefix && !parseSideWith(Side, Source, Args, Prefix))
     return Error::success();
+  if (Prefix)
+    if (std::optional<Error> E = brokenSource(Side, Source))
+      return std::move(*E);
   if (!parseSideWith(Side, Source, Args, std::nullopt)) {
     // The file parses, but not with the prefix: Clang refused it (its
     // headers changed since). The next parse builds it again.
@@ -205,7 +222,20 @@ Error CudaFrontend::parseSide(CudaSide Side, ParsedSource &Source) const {
       forgetPrefixHeader(*Prefix);
     return Error::success();
   }
+  if (std::optional<Error> E = brokenSource(Side, Source))
+    return std::move(*E);
   return diagnose(Side, Source.Path, Source.Code);
+}
+
+std::optional<Error> CudaFrontend::brokenSource(CudaSide Side,
+                                                ParsedSource &Source) const {
+  const std::unique_ptr<ErrorCollector> &Errors =
+      Side == CudaSide::Device ? Source.DeviceErrors : Source.HostErrors;
+  const std::unique_ptr<ASTUnit> &AST =
+      Side == CudaSide::Device ? Source.Device : Source.Host;
+  if (!Errors || !brokenInMainFile(*Errors, AST.get(), Source.Path))
+    return std::nullopt;
+  return Error(make_error<ParseError>(Side, Errors->Messages));
 }
 
 bool CudaFrontend::parseSideWith(
@@ -258,11 +288,14 @@ Error CudaFrontend::reparseSide(CudaSide Side, ParsedSource &Source) const {
   Errors.clear();
   bool Failed = AST.Reparse(std::make_shared<PCHContainerOperations>(),
                             remappedFiles(Source.Path, Source.Code));
-  if (Failed || Errors.getNumErrors() > 0 || hasStoredError(AST))
+  if (Failed || Errors.getNumErrors() > 0 || hasStoredError(AST)) {
+    if (std::optional<Error> E = brokenSource(Side, Source))
+      return std::move(*E);
     // A reparse reads the precompiled prefix again, which another process
     // may have removed as stale since: parse the side afresh (with a prefix
     // built again, or none) before calling the text broken.
     return parseSide(Side, Source);
+  }
   scopeToMainFile(AST);
   return Error::success();
 }

@@ -112,6 +112,11 @@ public:
 
 private:
   llvm::Error parseSide(CudaSide Side, ParsedSource &Source) const;
+  /// The side's errors when its last parse failed in the source itself
+  /// (each error in the main file, none in the preamble): parsing again
+  /// would only repeat them. None when another parse may succeed.
+  std::optional<llvm::Error> brokenSource(CudaSide Side,
+                                          ParsedSource &Source) const;
   /// One parse of a side with its arguments Args (argsFor) and the
   /// precompiled prefix Prefix if set (PrefixHeader.h); true if it failed.
   bool parseSideWith(CudaSide Side, ParsedSource &Source,
