@@ -57,7 +57,7 @@ __global__ void sign_counts(const int *x, int *counts, int n) {
 }
 
 __global__ void inner_sum(const unsigned *x, unsigned *sum, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int i = 3 * (blockIdx.x * blockDim.x + threadIdx.x);
   while (i < n) {
     for (int j = 0; j < 3 && i + j < n; ++j)
       if (x[i + j] & 1)
