@@ -105,23 +105,6 @@ bool isCudaAtomicAdd(const CallExpr *C, const ASTContext &AC) {
          AC.getSourceManager().isInSystemHeader(FD->getLocation());
 }
 
-/// Whether E stands as a statement of its own under P (its value unused):
-/// in a compound statement, as a branch of an if, as a loop's body, or
-/// after a label.
-bool isStatementOfItsOwn(const Expr *E, const Stmt *P) {
-  if (isa_and_nonnull<CompoundStmt, SwitchCase, LabelStmt>(P))
-    return true;
-  if (const auto *If = dyn_cast_or_null<IfStmt>(P))
-    return If->getThen() == E || If->getElse() == E;
-  if (const auto *For = dyn_cast_or_null<ForStmt>(P))
-    return For->getBody() == E;
-  if (const auto *While = dyn_cast_or_null<WhileStmt>(P))
-    return While->getBody() == E;
-  if (const auto *Do = dyn_cast_or_null<DoStmt>(P))
-    return Do->getBody() == E;
-  return false;
-}
-
 /// The outermost for, while or do loop of F holding S; null if none.
 const Stmt *outermostLoop(const Stmt *S, const ParentMap &Parents) {
   const Stmt *Loop = nullptr;
@@ -209,7 +192,7 @@ class AtomicAggregatePass : public KernelPass<AtomicAggregateOptions> {
       return Refuse("it adds '" + S.Element.getAsString() +
                     "'; int, unsigned, unsigned long long, float and double "
                     "are handled");
-    if (!isStatementOfItsOwn(C, Parents.getParent(const_cast<CallExpr *>(C))))
+    if (!isDiscardedStatement(C, Parents))
       return Refuse("its result is used, or it is not a statement of its "
                     "own");
     S.Loop = outermostLoop(C, Parents);

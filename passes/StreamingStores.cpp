@@ -25,6 +25,7 @@
 
 #include "CacheHints.h"
 #include "Options.h"
+#include "kopt/Analysis/ControlFlow.h"
 #include "kopt/Pass/Pass.h"
 
 #include "clang/AST/ParentMap.h"
@@ -63,27 +64,6 @@ class StreamingStoresPass : public KernelPass<StreamingStoresOptions> {
     return F && F->getIdentifier() && F->getName() == "__stcs" &&
            Call->getNumArgs() == 2 &&
            Call->getArg(0)->IgnoreParenImpCasts() == Addr;
-  }
-
-  /// The statement a store's value flows into must discard it.
-  static bool isStatement(const Stmt *E, ParentMap &Parents) {
-    const Stmt *P = Parents.getParent(const_cast<Stmt *>(E));
-    while (isa_and_nonnull<ExprWithCleanups>(P)) {
-      E = P;
-      P = Parents.getParent(const_cast<Stmt *>(E));
-    }
-    if (isa_and_nonnull<CompoundStmt, AttributedStmt, LabelStmt, CaseStmt,
-                        DefaultStmt>(P))
-      return true;
-    if (const auto *If = dyn_cast_or_null<IfStmt>(P))
-      return If->getThen() == E || If->getElse() == E;
-    if (const auto *For = dyn_cast_or_null<ForStmt>(P))
-      return For->getBody() == E;
-    if (const auto *While = dyn_cast_or_null<WhileStmt>(P))
-      return While->getBody() == E;
-    if (const auto *Do = dyn_cast_or_null<DoStmt>(P))
-      return Do->getBody() == E;
-    return false;
   }
 
   static OutputUses classify(const ParmVarDecl *P, const Stmt *Body,
@@ -180,7 +160,7 @@ class StreamingStoresPass : public KernelPass<StreamingStoresOptions> {
       Missed("__stcs has no overload for '" + ElementType.getAsString() + "'");
       return;
     }
-    if (!isStatement(S.Assign, Parents)) {
+    if (!isDiscardedStatement(S.Assign, Parents)) {
       Missed("the value of the assignment is used");
       return;
     }

@@ -47,6 +47,25 @@ bool runsWheneverBodyRuns(const Stmt *S, const Stmt *Body, ParentMap &Parents) {
   return guardOf(S, Body, Parents) == nullptr;
 }
 
+bool isDiscardedStatement(const Stmt *E, const ParentMap &Parents) {
+  const Stmt *P = Parents.getParent(const_cast<Stmt *>(E));
+  while (isa_and_nonnull<ExprWithCleanups>(P)) {
+    E = P;
+    P = Parents.getParent(const_cast<Stmt *>(E));
+  }
+  if (isa_and_nonnull<CompoundStmt, AttributedStmt, LabelStmt, SwitchCase>(P))
+    return true;
+  if (const auto *If = dyn_cast_or_null<IfStmt>(P))
+    return If->getThen() == E || If->getElse() == E;
+  if (const auto *For = dyn_cast_or_null<ForStmt>(P))
+    return For->getBody() == E;
+  if (const auto *While = dyn_cast_or_null<WhileStmt>(P))
+    return While->getBody() == E;
+  if (const auto *Do = dyn_cast_or_null<DoStmt>(P))
+    return Do->getBody() == E;
+  return false;
+}
+
 namespace {
 
 bool uniformIn(const Expr *E, const FunctionDecl *F, int Depth) {

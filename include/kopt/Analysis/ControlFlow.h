@@ -30,6 +30,13 @@ bool runsWheneverBodyRuns(const clang::Stmt *S, const clang::Stmt *Body,
 const clang::Stmt *guardOf(const clang::Stmt *S, const clang::Stmt *Body,
                            clang::ParentMap &Parents);
 
+/// True if E stands as a statement of its own, its value discarded: a
+/// statement of a compound statement, after a label or case, under an
+/// attribute, a branch of an if or a loop's body (through the cleanups
+/// around it).
+bool isDiscardedStatement(const clang::Stmt *E,
+                          const clang::ParentMap &Parents);
+
 /// True if E, in function F, has one value in every thread of a block, so
 /// that a branch on it sends the whole block one way: it reads only
 /// blockIdx, blockDim, gridDim, constants, and variables F never changes:
