@@ -83,7 +83,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       runPipeline(*H.Frontend, "/fuzz/input.cu", Code, P, Options);
   if (!R) {
     // The input does not parse: reported as an error, as kopt-opt does.
-    // The reused source holds the failed parse; the next input reparses it.
+    // The pass manager emptied the reused source: the next input parses
+    // afresh (with the precompiled prefix).
     llvm::consumeError(R.takeError());
     return 0;
   }
