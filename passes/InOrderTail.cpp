@@ -17,7 +17,7 @@ std::string inOrderTailText(const ReductionTree &T, ASTContext &AC,
                             StringRef In) {
   std::string A = T.Array->getNameAsString();
   std::string Elem =
-      T.Element.getUnqualifiedType().getAsString(AC.getPrintingPolicy());
+      typeAsWritten(T.Element.getUnqualifiedType(), AC.getPrintingPolicy());
   std::string Value = sourceText(T.Value->getSourceRange(), AC);
   std::string Out;
   raw_string_ostream OS(Out);
@@ -91,25 +91,39 @@ void checkTailResources(PassContext &Ctx, std::vector<PlannedTail> &Tails) {
       for (const std::string &K : T.Kernels) {
         if (T.Refused || Worse.count(K) || Note.count(K))
           continue;
-        const KernelResources *B = Before->kernel(K);
-        const KernelResources *A = After->kernel(K);
-        if (!B || !A)
+        // A template's instantiations share the tail's text: each of them
+        // must not need more.
+        std::vector<const KernelResources *> Afters = After->kernels(K);
+        if (Afters.empty())
           Worse[K] = "the in-order tail was not kept: ptxas reported no "
                      "resources for '" +
                      K + "'";
-        else if (A->Registers > B->Registers)
-          Worse[K] = "the in-order tail was not kept: with it '" + K +
-                     "' needs " + std::to_string(A->Registers) +
-                     " registers instead of " + std::to_string(B->Registers) +
-                     " (ptxas), which may let fewer of its blocks run at "
-                     "once";
-        else if (A->moreLocalMemoryThan(*B))
-          Worse[K] = "the in-order tail was not kept: with it '" + K +
-                     "' uses more local memory (ptxas: " + A->localMemory() +
-                     "; without it: " + B->localMemory() + ")";
-        else
-          Note[K] = "'" + K + "' " + std::to_string(B->Registers) + " -> " +
-                    std::to_string(A->Registers);
+        for (const KernelResources *A : Afters) {
+          const KernelResources *B = nullptr;
+          for (const KernelResources *Old : Before->kernels(K))
+            if (Old->Name == A->Name)
+              B = Old;
+          if (Worse.count(K))
+            break;
+          if (!B)
+            Worse[K] = "the in-order tail was not kept: ptxas reported no "
+                       "resources for '" +
+                       A->Name + "' without it";
+          else if (A->Registers > B->Registers)
+            Worse[K] = "the in-order tail was not kept: with it '" + K +
+                       "' needs " + std::to_string(A->Registers) +
+                       " registers instead of " + std::to_string(B->Registers) +
+                       " (ptxas), which may let fewer of its blocks run at "
+                       "once";
+          else if (A->moreLocalMemoryThan(*B))
+            Worse[K] = "the in-order tail was not kept: with it '" + K +
+                       "' uses more local memory (ptxas: " + A->localMemory() +
+                       "; without it: " + B->localMemory() + ")";
+          else
+            Note[K] += (Note[K].empty() ? "'" + K + "' " : ", ") +
+                       std::to_string(B->Registers) + " -> " +
+                       std::to_string(A->Registers);
+        }
       }
     if (Worse.empty()) {
       for (PlannedTail &T : Tails) {

@@ -14,4 +14,15 @@ const KernelResources *ResourceReport::kernel(llvm::StringRef Name) const {
   return nullptr;
 }
 
+std::vector<const KernelResources *>
+ResourceReport::kernels(llvm::StringRef Name) const {
+  std::vector<const KernelResources *> Out;
+  std::string Instance = ("void " + Name + "<").str();
+  for (const KernelResources &K : Kernels)
+    if (llvm::StringRef(K.Name).starts_with((Name + "(").str()) ||
+        K.Name == Name || llvm::StringRef(K.Name).starts_with(Instance))
+      Out.push_back(&K);
+  return Out;
+}
+
 } // namespace kopt

@@ -65,16 +65,51 @@ bool containsWord(StringRef Text, StringRef Word) {
   return false;
 }
 
+/// A template argument as C++ writes it ("float", "256").
+std::string argumentText(const TemplateArgument &A, const ASTContext &Ctx) {
+  PrintingPolicy PP(Ctx.getLangOpts());
+  PP.SuppressTagKeyword = true;
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  A.print(PP, OS, /*IncludeType=*/false);
+  return Text;
+}
+
+/// The text of each template argument of Template's instantiations, by
+/// parameter index ("float", "256").
+std::vector<std::set<std::string>> argumentTexts(const FunctionTemplateDecl *T,
+                                                 const KernelInfo &Template) {
+  std::vector<std::set<std::string>> Out(T->getTemplateParameters()->size());
+  for (const KernelInfo &I : Template.Instances) {
+    const TemplateArgumentList *Args =
+        I.Decl ? I.Decl->getTemplateSpecializationArgs() : nullptr;
+    for (unsigned N = 0; Args && N < Args->size() && N < Out.size(); ++N)
+      Out[N].insert(argumentText(Args->get(N), T->getASTContext()));
+  }
+  return Out;
+}
+
 /// A template parameter that an edit of the template's text replaces by
-/// something that no longer names it (`T` by `float`), or none.
-std::optional<std::string> fixedParameter(const FunctionTemplateDecl *T,
-                                          const Replacement &R,
-                                          StringRef Code) {
+/// its argument (`T` by `float`, `BLOCK` by `256`): the old text names it,
+/// the new one does not, and names an argument the old one did not. An edit
+/// that drops a parameter's use without writing its value (a tree from
+/// `BLOCK / 2` that becomes shuffles) is not one.
+std::optional<std::string>
+fixedParameter(const FunctionTemplateDecl *T,
+               const std::vector<std::set<std::string>> &Arguments,
+               const Replacement &R, StringRef Code) {
   StringRef Old = Code.substr(R.getOffset(), R.getLength());
-  for (const NamedDecl *P : *T->getTemplateParameters())
-    if (P->getIdentifier() && containsWord(Old, P->getName()) &&
-        !containsWord(R.getReplacementText(), P->getName()))
-      return P->getName().str();
+  StringRef New = R.getReplacementText();
+  const TemplateParameterList *Params = T->getTemplateParameters();
+  for (unsigned N = 0; N < Params->size(); ++N) {
+    const NamedDecl *P = Params->getParam(N);
+    if (!P->getIdentifier() || !containsWord(Old, P->getName()) ||
+        containsWord(New, P->getName()))
+      continue;
+    for (const std::string &A : Arguments[N])
+      if (containsWord(New, A) && !containsWord(Old, A))
+        return P->getName().str();
+  }
   return std::nullopt;
 }
 
@@ -100,8 +135,6 @@ checkedArguments(const FunctionTemplateDecl *T, const KernelInfo &Template) {
     if (!Args || Args->size() != Params->size())
       return Refusal{"its arguments are not one per parameter", Template.Loc};
     std::string One;
-    PrintingPolicy PP(T->getASTContext().getLangOpts());
-    PP.SuppressTagKeyword = true;
     for (unsigned N = 0; N < Params->size(); ++N) {
       const NamedDecl *P = Params->getParam(N);
       const TemplateArgument &A = Args->get(N);
@@ -109,9 +142,7 @@ checkedArguments(const FunctionTemplateDecl *T, const KernelInfo &Template) {
           isa<TemplateTemplateParmDecl>(P))
         return Refusal{"a parameter is unnamed, a pack or a template",
                        Template.Loc};
-      std::string Text;
-      llvm::raw_string_ostream OS(Text);
-      A.print(PP, OS, /*IncludeType=*/false);
+      std::string Text = argumentText(A, T->getASTContext());
       std::string Name = P->getName().str();
       One += (One.empty() ? "" : " && ") +
              (isa<TemplateTypeParmDecl>(P)
@@ -217,10 +248,11 @@ bool runOnInstances(PassContext &Ctx, const KernelInfo &Template,
                   Template.Name + Differs->Instance->TemplateArgs +
                   " would be rewritten differently");
   }
+  auto Arguments = argumentTexts(T, Template);
   for (const Replacement &R : Outcomes.front().Edits.replacements())
     if (Range->touches(R))
       if (std::optional<std::string> P =
-              fixedParameter(T, R, Ctx.source().Code)) {
+              fixedParameter(T, Arguments, R, Ctx.source().Code)) {
         KeepRemarks(/*OnlyMissed=*/true);
         return Missed("the rewrite would write an argument in place of "
                       "template parameter '" +

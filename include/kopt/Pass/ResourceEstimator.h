@@ -50,6 +50,9 @@ struct ResourceReport {
   std::vector<KernelResources> Kernels;
   /// The kernel called Name (matched up to its parameter list).
   const KernelResources *kernel(llvm::StringRef Name) const;
+  /// The kernels called Name: the kernel, or each instantiation of the
+  /// template kernel Name ("void Name<256>(float*)"), in the report's order.
+  std::vector<const KernelResources *> kernels(llvm::StringRef Name) const;
 };
 
 class ResourceEstimator {
