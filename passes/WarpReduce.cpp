@@ -33,7 +33,7 @@
 // barriers. Where the estimator reports that the kernel needs more
 // registers with it (layernorm's staged loops: 48 -> 58), the tail is not
 // kept (check-resources=true, the default). Its text and that check are in
-// InOrderTail.cpp.
+// InOrderTail.cpp; the shuffle trees' text in ShuffleTreeText.cpp.
 //
 // Legality (each failure is a missed remark):
 //   * the operator is +, or fmaxf/fminf/fmax/fmin/max/min, on float, double
@@ -83,6 +83,7 @@
 #include "kopt/Pass/Pass.h"
 
 #include "InOrderTail.h"
+#include "ShuffleTreeText.h"
 #include "SourceLayout.h"
 #include "TreeGuard.h"
 
@@ -112,9 +113,40 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     for (const KernelInfo &K : Ctx.info().Kernels)
       KernelOf[K.Decl] = &K;
     Functions = findFunctionUses(AC);
-    for (const FunctionDecl *F : Functions.Definitions)
-      runOnFunction(Ctx, F);
+    for (const FunctionDecl *F : Functions.Definitions) {
+      auto KIt = KernelOf.find(F);
+      if (KIt != KernelOf.end() && KIt->second->IsTemplate)
+        runOnTemplate(Ctx, *KIt->second);
+      else
+        runOnFunction(Ctx, F);
+    }
     keepTails(Ctx);
+  }
+
+  /// A template kernel with a tree is decided instantiation by instantiation
+  /// (runOnInstances): each has the types and block sizes of its launches,
+  /// and the template's text is rewritten only where every instantiation
+  /// asks for the same text (which then names the template's parameters, as
+  /// written, not their arguments). An in-order tail is checked against the
+  /// resource estimate of its own instantiation at once.
+  void runOnTemplate(PassContext &Ctx, const KernelInfo &K) {
+    ASTContext &AC = Ctx.deviceContext();
+    std::vector<ReductionTree> Trees;
+    std::vector<Refusal> Refusals;
+    findReductionTrees(K.Decl, AC, Trees, Refusals);
+    std::vector<SelectionTree> Pairs;
+    findSelectionTrees(K.Decl, AC, Pairs, Refusals);
+    if (Trees.empty() && Pairs.empty() && Refusals.empty())
+      return;
+    std::vector<PlannedTail> Outer = std::move(Tails);
+    runOnInstances(Ctx, K, [&](KernelContext &KC) {
+      KernelOf[KC.kernel().Decl] = &KC.kernel();
+      Tails.clear();
+      runOnFunction(KC.pass(), KC.kernel().Decl);
+      keepTails(KC.pass());
+      KernelOf.erase(KC.kernel().Decl);
+    });
+    Tails = std::move(Outer);
   }
 
   /// The context of a tree in a kernel: its block sizes, and the array a
@@ -248,7 +280,7 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
       return;
     auto KIt = KernelOf.find(F);
     const KernelInfo *K = KIt == KernelOf.end() ? nullptr : KIt->second;
-    if ((K && K->IsTemplate) || F->isTemplated()) {
+    if (F->isTemplated()) {
       for (const ReductionTree &T : Trees)
         Ctx.missed(Name, T.Loc,
                    "tree not rewritten: template functions are not handled");
@@ -368,57 +400,18 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     if (!StoreAt || !LoopAt)
       return Ctx.missed(Name, T.Loc,
                         "tree not rewritten: it is written in a macro");
-    std::string In = indentAt(Code, StoreAt->first);
+    std::string Out = selectionTreeText(T, AC, indentAt(Code, StoreAt->first));
     const PrintingPolicy &PP = AC.getPrintingPolicy();
-    std::string VT = T.ValueType.getUnqualifiedType().getAsString(PP);
-    std::string IT = T.IndexType.getUnqualifiedType().getAsString(PP);
     std::string V = T.ValueArray->getNameAsString();
     std::string I = T.IndexArray->getNameAsString();
-    std::string Better = std::string("kopt_ov ") + (T.Max ? ">" : "<") +
-                         " kopt_wv || (kopt_ov == kopt_wv && kopt_oi < "
-                         "kopt_wi)";
-    // One butterfly step over offset kopt_o, at indentation P.
-    auto Step = [&](const std::string &P) {
-      return P + "{\n" + P + "  " + VT +
-             " kopt_ov = __shfl_xor_sync(0xffffffffu, kopt_wv, kopt_o);\n" + P +
-             "  " + IT +
-             " kopt_oi = __shfl_xor_sync(0xffffffffu, kopt_wi, kopt_o);\n" + P +
-             "  if (" + Better + ") {\n" + P + "    kopt_wv = kopt_ov;\n" + P +
-             "    kopt_wi = kopt_oi;\n" + P + "  }\n" + P + "}\n";
-    };
     std::string Kind = T.Max ? "first-index max" : "first-index min";
-    std::string Out;
-    raw_string_ostream OS(Out);
-    OS << "{\n"
-       << In << "  // kopt warp-reduce (" << Kind
-       << "): shuffles in each warp, then over the warp slots\n"
-       << In << "  " << VT << " kopt_wv = " << T.Value->getName() << ";\n"
-       << In << "  " << IT << " kopt_wi = " << T.Index->getName() << ";\n"
-       << In << "  for (int kopt_o = 16; kopt_o > 0; kopt_o >>= 1)\n"
-       << Step(In + "  ") << In << "  if (threadIdx.x % 32 == 0) {\n"
-       << In << "    " << V << "[threadIdx.x / 32] = kopt_wv;\n"
-       << In << "    " << I << "[threadIdx.x / 32] = kopt_wi;\n"
-       << In << "  }\n"
-       << In << "  __syncthreads();\n"
-       << In << "  if (threadIdx.x < 32) {\n"
-       << In << "    if (threadIdx.x < blockDim.x / 32) {\n"
-       << In << "      kopt_wv = " << V << "[threadIdx.x];\n"
-       << In << "      kopt_wi = " << I << "[threadIdx.x];\n"
-       << In << "    }\n"
-       << In << "    for (int kopt_o = blockDim.x / 64; kopt_o > 0; "
-       << "kopt_o >>= 1)\n"
-       << Step(In + "    ") << In << "    if (threadIdx.x == 0) {\n"
-       << In << "      " << V << "[0] = kopt_wv;\n"
-       << In << "      " << I << "[0] = kopt_wi;\n"
-       << In << "    }\n"
-       << In << "  }\n"
-       << In << "  __syncthreads();\n"
-       << In << "}";
     if (!replaceTree(Ctx, Name, T.Loc, StoreAt->first, LoopAt->second, Out))
       return;
     Ctx.applied(Name, T.Loc,
                 "replaced the (value, index) tree over '" + V + "', '" + I +
-                    "' (" + Kind + ", " + VT + ", " + IT +
+                    "' (" + Kind + ", " +
+                    T.ValueType.getUnqualifiedType().getAsString(PP) + ", " +
+                    T.IndexType.getUnqualifiedType().getAsString(PP) +
                     ") with __shfl_xor_sync warp reductions and one slot per "
                     "warp, for blocks of " +
                     sizeList(Sizes) +
@@ -452,49 +445,9 @@ class WarpReducePass : public FilePass<WarpReduceOptions> {
     std::string A = T.Array->getNameAsString();
     std::string Elem =
         T.Element.getUnqualifiedType().getAsString(AC.getPrintingPolicy());
-    std::string Value = sourceText(T.Value->getSourceRange(), AC);
-    // An interleaved tree combines neighbours first: __shfl_down_sync with
-    // offsets 1, 2, ..., 16 in each warp, then over the warp slots, adds
-    // the same pairs in the same order (ReductionTree::Interleaved).
     bool Down = T.Interleaved;
-    std::string Shuffle =
-        std::string(Down ? "__shfl_down_sync" : "__shfl_xor_sync") +
-        "(0xffffffffu, kopt_wr, kopt_o)";
-    std::string Step =
-        T.Add ? "kopt_wr += " + Shuffle + ";"
-              : "kopt_wr = " + T.CalleeText + "(kopt_wr, " + Shuffle + ");";
     std::string Op = T.Add ? "+" : T.CalleeText;
-    std::string WarpLoop = Down ? "for (int kopt_o = 1; kopt_o < 32; "
-                                  "kopt_o <<= 1)\n"
-                                : "for (int kopt_o = 16; kopt_o > 0; "
-                                  "kopt_o >>= 1)\n";
-    std::string SlotLoop = Down ? "for (int kopt_o = 1; kopt_o < blockDim.x / "
-                                  "32; kopt_o <<= 1)\n"
-                                : "for (int kopt_o = blockDim.x / 64; kopt_o "
-                                  "> 0; kopt_o >>= 1)\n";
-    // Stage 2 runs in warp 0 over the nw = blockDim.x / 32 slots (a power
-    // of two): offsets below nw keep lanes < nw among themselves, so lanes
-    // >= nw need no identity value; their results are not used.
-    std::string Out;
-    raw_string_ostream OS(Out);
-    OS << "{\n"
-       << In << "  // kopt warp-reduce (" << Op
-       << (Down ? ", in the tree's order" : "")
-       << "): shuffles in each warp, then over the warp slots\n"
-       << In << "  " << Elem << " kopt_wr = " << Value << ";\n"
-       << In << "  " << WarpLoop << In << "    " << Step << "\n"
-       << In << "  if (threadIdx.x % 32 == 0)\n"
-       << In << "    " << A << "[threadIdx.x / 32] = kopt_wr;\n"
-       << In << "  __syncthreads();\n"
-       << In << "  if (threadIdx.x < 32) {\n"
-       << In << "    if (threadIdx.x < blockDim.x / 32)\n"
-       << In << "      kopt_wr = " << A << "[threadIdx.x];\n"
-       << In << "    " << SlotLoop << In << "      " << Step << "\n"
-       << In << "    if (threadIdx.x == 0)\n"
-       << In << "      " << A << "[0] = kopt_wr;\n"
-       << In << "  }\n"
-       << In << "  __syncthreads();\n"
-       << In << "}";
+    std::string Out = shuffleTreeText(T, AC, In);
     Out = guardedTree(T, Sizes, Out, Code, StoreAt->first, LoopAt->second, In);
     if (!replaceTree(Ctx, Name, T.Loc, StoreAt->first, LoopAt->second, Out))
       return;

@@ -1,6 +1,6 @@
 // warp-reduce on trees whose size is written as a constant: a macro or a
 // constexpr (`for (int s = BLOCK / 2; ...)`), as real code writes a block
-// size it also launches with (templates are not rewritten: said so). Where every launch
+// size it also launches with, or a template parameter. Where every launch
 // runs that many threads the tree is the canonical one; where launches are
 // not known, the rewrite checks `BLOCK == blockDim.x` at run time; a tree
 // that covers part of the block, or a size that is not a power of two, is
@@ -11,11 +11,12 @@
 // RUN: kopt-opt %t.cu -passes='warp-reduce{check-resources=false}' -o %t.again.cu
 // RUN: cmp %t.cu %t.again.cu
 // REQUIRES: filecheck
-// REMARK-DAG: constant-size.cu:[[@LINE+36]]:3: remark: moved the last five rounds of the shared-memory tree over 'buf' (+, float) into warp 0 as __shfl_down_sync, for blocks of 256 threads: each lane adds
-// REMARK-DAG: constant-size.cu:[[@LINE+52]]:3: remark: replaced the shared-memory tree over 'buf' (fmaxf, float) with __shfl_xor_sync warp reductions and one slot per warp, for blocks of a power of two of at least 32 threads, 1-D, where 'kThreads' (128) equals blockDim.x (checked at run time; other blocks run the original tree)
-// REMARK-DAG: constant-size.cu:[[@LINE+69]]:3: remark: tree not rewritten: the tree loop starts from 'B / 2', which depends on the template's parameters
-// REMARK-DAG: constant-size.cu:[[@LINE+82]]:3: remark: tree not rewritten: the tree starts from 'HEAD / 2' (64 threads), but every launch runs blocks of 256 threads: the tree covers another number of threads than the block has
-// REMARK-DAG: constant-size.cu:[[@LINE+95]]:3: remark: tree not rewritten: the tree starts from 'ODD / 2' (96 threads), not a power of two of 32 to 1024
+// REMARK-DAG: constant-size.cu:[[@LINE+38]]:3: remark: moved the last five rounds of the shared-memory tree over 'buf' (+, float) into warp 0 as __shfl_down_sync, for blocks of 256 threads: each lane adds
+// REMARK-DAG: constant-size.cu:[[@LINE+54]]:3: remark: replaced the shared-memory tree over 'buf' (fmaxf, float) with __shfl_xor_sync warp reductions and one slot per warp, for blocks of a power of two of at least 32 threads, 1-D, where 'kThreads' (128) equals blockDim.x (checked at run time; other blocks run the original tree)
+// REMARK-DAG: constant-size.cu:[[@LINE+71]]:3: remark: replaced the shared-memory tree over 'buf' (+, int) with __shfl_xor_sync warp reductions and one slot per warp, for blocks of 128 threads (in count_template<128>)
+// REMARK-DAG: constant-size.cu:[[@LINE+70]]:3: remark: replaced the shared-memory tree over 'buf' (+, int) with __shfl_xor_sync warp reductions and one slot per warp, for blocks of 256 threads (in count_template<256>)
+// REMARK-DAG: constant-size.cu:[[@LINE+83]]:3: remark: tree not rewritten: the tree starts from 'HEAD / 2' (64 threads), but every launch runs blocks of 256 threads: the tree covers another number of threads than the block has
+// REMARK-DAG: constant-size.cu:[[@LINE+96]]:3: remark: tree not rewritten: the tree starts from 'ODD / 2' (96 threads), not a power of two of 32 to 1024
 // CHECK-LABEL: __global__ void sum_macro(
 // CHECK-NOT:     if (
 // CHECK:         for (int kopt_s = blockDim.x / 2; kopt_s > 16; kopt_s >>= 1) {
@@ -26,7 +27,8 @@
 // CHECK:         } else {
 // CHECK-NEXT:      buf[threadIdx.x] = m;
 // CHECK-LABEL: __global__ void count_template(
-// CHECK-NOT:     kopt_wr
+// CHECK-NEXT:    static_assert(((B) == (128)) ||
+// CHECK:           int kopt_wr = c;
 // CHECK-LABEL: __global__ void head(
 // CHECK-NOT:     kopt_wr
 // CHECK-LABEL: __global__ void odd(
@@ -73,7 +75,7 @@ __global__ void max_constexpr(const float *x, float *out, int n) {
     out[blockIdx.x] = buf[0];
 }
 
-// A template argument: warp-reduce does not rewrite templates.
+// A template argument: each instantiation launches B threads.
 template <int B>
 __global__ void count_template(const int *x, int *out, int n) {
   __shared__ int buf[B];
