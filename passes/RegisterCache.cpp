@@ -109,6 +109,8 @@ struct Group {
 };
 
 class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
+  bool rewritesInstances() const override { return true; }
+
   /// Each rewritten kernel's edits, kept until the resource check.
   std::map<std::string, EditSet> PerKernel;
 
@@ -131,17 +133,34 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
     planKernel(KC.pass(), K, Edits, Remarks);
     if (Edits.empty())
       return;
-    PerKernel.emplace(K.Name, std::move(Edits));
-    Pending.emplace(K.Name, std::move(Remarks));
+    if (K.TemplateArgs.empty()) {
+      PerKernel.emplace(K.Name, std::move(Edits));
+      Pending.emplace(K.Name, std::move(Remarks));
+      return;
+    }
+    // A template's instantiation (or an explicit specialization) is decided
+    // now, in its own view: runOnInstances keeps the template's rewrite only
+    // if every instantiation's resource check kept the same text.
+    std::map<std::string, EditSet> One;
+    One.emplace(K.Name, std::move(Edits));
+    std::map<std::string, std::vector<std::pair<LineCol, std::string>>> Mine;
+    Mine.emplace(K.Name, std::move(Remarks));
+    decide(KC.pass(), One, Mine);
   }
 
-  void endFile(PassContext &Ctx) override {
-    if (PerKernel.empty())
+  void endFile(PassContext &Ctx) override { decide(Ctx, PerKernel, Pending); }
+
+  /// Checks the resources of the rewrites in PerKernel (with Remarks, their
+  /// applied remarks) and keeps those that pass.
+  void decide(PassContext &Ctx, std::map<std::string, EditSet> &Rewrites,
+              std::map<std::string,
+                       std::vector<std::pair<LineCol, std::string>>> &Remarks) {
+    if (Rewrites.empty())
       return;
     std::set<std::string> Refused;
     if (options().CheckResources)
-      checkResources(Ctx, PerKernel, Refused);
-    for (auto &[Name, Edits] : PerKernel) {
+      checkResources(Ctx, Rewrites, Refused);
+    for (auto &[Name, Edits] : Rewrites) {
       if (Refused.count(Name))
         continue;
       if (Error E = Ctx.edits().merge(Edits)) {
@@ -149,7 +168,7 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
                    "registers not used as a cache: " + toString(std::move(E)));
         continue;
       }
-      for (const auto &[Loc, Msg] : Pending[Name])
+      for (const auto &[Loc, Msg] : Remarks[Name])
         Ctx.applied(Name, Loc, Msg + ResourceNote[Name]);
     }
   }
@@ -236,7 +255,7 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
     PrintingPolicy PP(AC.getLangOpts());
     PP.SuppressTagKeyword = true;
     std::string VarType =
-        CL.Var->getType().getUnqualifiedType().getAsString(PP);
+        typeAsWritten(CL.Var->getType().getUnqualifiedType(), PP);
     std::string Cond = sourceText(Loop->getCond()->getSourceRange(), AC);
     std::string In = Indent.str();
     std::string Out;
@@ -313,12 +332,6 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
     ASTContext &AC = Ctx.deviceContext();
     if (!K.Decl || !K.Decl->getBody())
       return;
-    if (K.IsTemplate) {
-      Ctx.missed(K.Name, K.Loc,
-                 "registers not used as a cache: template kernels are not "
-                 "handled");
-      return;
-    }
     ReReadLoops Found = findReReadLoops(K, AC, options().SerialLoops);
     for (const Refusal &R : Found.Refusals)
       Ctx.missed(K.Name, R.Loc, "registers not used as a cache: " + R.Message);
@@ -471,44 +484,51 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
       return;
     }
     for (auto &[Name, _] : PerKernel) {
-      const KernelResources *B = Before->kernel(Name);
-      const KernelResources *A = After->kernel(Name);
       LineCol Loc = Ctx.info().kernel(Name)->Loc;
-      if (!B || !A) {
+      std::optional<std::string> Why = compareResources(
+          Name, *Before, *After, SerialOnly.count(Name), ResourceNote[Name]);
+      if (Why) {
         Refused.insert(Name);
-        Ctx.missed(Name, Loc,
-                   "registers not used as a cache: ptxas reported no "
-                   "resources for the kernel");
-        continue;
+        Ctx.missed(Name, Loc, "registers not used as a cache: " + *Why);
       }
-      if (A->moreLocalMemoryThan(*B)) {
-        Refused.insert(Name);
-        Ctx.missed(Name, Loc,
-                   "registers not used as a cache: the rewrite uses local "
-                   "memory (ptxas: " +
-                       A->localMemory() +
-                       "; the input: " + Twine(B->StackFrameBytes) + ", " +
-                       Twine(B->SpillStoreBytes) + ", " +
-                       Twine(B->SpillLoadBytes) + "): lower max-elems");
-        continue;
-      }
-      if (A->Registers > HalfOccupancyRegisters &&
-          A->Registers > B->Registers && !SerialOnly.count(Name)) {
-        Refused.insert(Name);
-        Ctx.missed(Name, Loc,
-                   "registers not used as a cache: the rewrite needs " +
-                       Twine(A->Registers) + " registers a thread (ptxas; " +
-                       Twine(B->Registers) +
-                       " before): more than " + Twine(HalfOccupancyRegisters) +
-                       ", so fewer than half of a multiprocessor's threads "
-                       "stay resident to keep loads in flight: lower "
-                       "max-elems");
-        continue;
-      }
-      ResourceNote[Name] = "; ptxas: " + std::to_string(B->Registers) + " -> " +
-                           std::to_string(A->Registers) +
-                           " registers, no local memory";
     }
+  }
+
+  /// Why the rewrite of kernel Name (each instantiation of a template) is
+  /// worse in After than in Before, or none; Note gets the registers.
+  static std::optional<std::string>
+  compareResources(StringRef Name, const ResourceReport &Before,
+                   const ResourceReport &After, bool Serial,
+                   std::string &Note) {
+    std::vector<const KernelResources *> Afters = After.kernels(Name);
+    if (Afters.empty())
+      return std::string("ptxas reported no resources for the kernel");
+    std::string Registers;
+    for (const KernelResources *A : Afters) {
+      const KernelResources *B = nullptr;
+      for (const KernelResources *Old : Before.kernels(Name))
+        if (Old->Name == A->Name)
+          B = Old;
+      if (!B)
+        return std::string("ptxas reported no resources for the kernel");
+      if (A->moreLocalMemoryThan(*B))
+        return "the rewrite uses local memory (ptxas: " + A->localMemory() +
+               "; the input: " + std::to_string(B->StackFrameBytes) + ", " +
+               std::to_string(B->SpillStoreBytes) + ", " +
+               std::to_string(B->SpillLoadBytes) + "): lower max-elems";
+      if (A->Registers > HalfOccupancyRegisters &&
+          A->Registers > B->Registers && !Serial)
+        return "the rewrite needs " + std::to_string(A->Registers) +
+               " registers a thread (ptxas; " + std::to_string(B->Registers) +
+               " before): more than " + std::to_string(HalfOccupancyRegisters) +
+               ", so fewer than half of a multiprocessor's threads stay "
+               "resident to keep loads in flight: lower max-elems";
+      Registers += (Registers.empty() ? "" : ", ") +
+                   std::to_string(B->Registers) + " -> " +
+                   std::to_string(A->Registers);
+    }
+    Note = "; ptxas: " + Registers + " registers, no local memory";
+    return std::nullopt;
   }
 };
 

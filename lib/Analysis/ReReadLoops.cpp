@@ -3,6 +3,7 @@
 #include "kopt/Analysis/ReReadLoops.h"
 #include "kopt/Analysis/BodyHazards.h"
 #include "kopt/Analysis/ControlFlow.h"
+#include "kopt/Analysis/CudaAST.h"
 #include "kopt/Analysis/LocalPointers.h"
 
 #include "clang/AST/Attr.h"
@@ -440,8 +441,16 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
           C.BaseName = KeyAB.Base->getNameAsString();
           C.Load = Load->Expr;
           C.Root = Root;
-          // A row has its parameter's element type (const may be added).
-          C.ElementType = K.param(Root->getNameAsString())->PointeeType;
+          // A row has its parameter's element type (const may be added),
+          // spelled as written (`T` in a template's instantiation).
+          const ParamInfo *P = K.param(Root->getNameAsString());
+          PrintingPolicy PP(AC.getLangOpts());
+          PP.SuppressTagKeyword = true;
+          C.ElementType = P->Decl ? typeAsWritten(P->Decl->getType()
+                                                      ->getPointeeType()
+                                                      .getUnqualifiedType(),
+                                                  PP)
+                                  : P->PointeeType;
           C.Const = KeyAB.Base->getType()->getPointeeType().isConstQualified();
           uint64_t Bytes =
               AC.getTypeSizeInChars(KeyAB.Base->getType()->getPointeeType())

@@ -306,7 +306,13 @@ __global__ void unknown_block(const float *__restrict__ x, float *__restrict__ y
     y[j] = x[j] - s;
 }
 
-// REMARK-DAG: register-cache.cu:[[@LINE+2]]:17: remark: registers not used as a cache: template kernels are not handled [-Rpass-missed=register-cache]
+// A template kernel: decided in its one instantiation (templ<float>), the
+// cache spelled with T and the template pinned to float.
+// CHECK-LABEL: __global__ void templ(
+// CHECK-NEXT:    static_assert((__is_same(T, float)),
+// CHECK:         T kopt_cache_x[32];
+// CHECK:         const T &kopt_x = kopt_cache_x[kopt_k];
+// REMARK-DAG: register-cache.cu:[[@LINE+4]]:3: remark: kept 'x[j]' in registers for the loop at [[@LINE+6]]:3: 32 elements per thread
 template <typename T>
 __global__ void templ(const T *__restrict__ x, T *__restrict__ y, int n) {
   T s = 0;
