@@ -23,8 +23,11 @@
 // gets a __restrict__ copy that each launch runs only when the driver says
 // its pointers lie in distinct allocations, checked at run time
 // (RestrictVersion.h). Each launch must be a statement whose pointer
-// arguments have no side effects (they are evaluated twice); template
-// kernels are not copied.
+// arguments have no side effects (they are evaluated twice).
+//
+// A template kernel is decided in each instantiation the file launches
+// (runOnInstances), with its types: its copy starts at `template`, and a
+// launch with explicit arguments runs `k_kopt_restrict<float>`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -116,11 +119,17 @@ std::string whyNotRestrictable(const ParmVarDecl *P) {
   return "";
 }
 
-class RestrictConstPass : public KernelPass<RestrictConstOptions> {
-  /// The run-time check, once a file.
+/// What restrict-const remembers from kernel to kernel of a file: whether
+/// the run-time check is there already.
+struct RestrictConstState {
   FileHelper Helper{DistinctAllocationsHelperName};
+};
+
+class RestrictConstPass
+    : public KernelPass<RestrictConstOptions, RestrictConstState> {
+  bool rewritesInstances() const override { return true; }
   void beginFile(PassContext &Ctx) override {
-    Helper.beginFile(Ctx.hostContext());
+    State.Helper.beginFile(Ctx.hostContext());
   }
 
   void runOnKernel(KernelContext &KC) override {
@@ -323,8 +332,6 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
                  "__restrict__ not added: " + Why +
                      "; no run-time version: " + Reason);
     };
-    if (K.IsTemplate)
-      return Missed("template kernels are not copied yet");
     if (StringRef(K.Name).contains("_kopt_"))
       return Missed("'" + K.Name + "' is a copy kopt made");
     if (Ctx.info().kernel(Copy))
@@ -376,14 +383,14 @@ class RestrictConstPass : public KernelPass<RestrictConstOptions> {
         return Missed(toString(std::move(E)));
     }
     Expected<bool> Added =
-        AddsHelper ? Helper.addBefore(Ctx.info(), distinctAllocationsHelper(),
-                                      Edits, HC)
+        AddsHelper ? State.Helper.addBefore(
+                         Ctx.info(), distinctAllocationsHelper(), Edits, HC)
                    : Expected<bool>(false);
     if (!Added)
       return Missed(toString(Added.takeError()));
     if (Error E = Ctx.edits().merge(Edits))
       return Missed(toString(std::move(E)));
-    Helper.committed(*Added);
+    State.Helper.committed(*Added);
     std::vector<std::string> Names;
     for (const ParmVarDecl *P : Restrict)
       Names.push_back(P->getName().str());

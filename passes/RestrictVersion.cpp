@@ -8,6 +8,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/TypeLoc.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
@@ -85,19 +86,13 @@ std::optional<std::string> restrictCopy(const FunctionDecl *Kernel,
                                         ArrayRef<const ParmVarDecl *> Const,
                                         ASTContext &Ctx, StringRef Code) {
   const SourceManager &SM = Ctx.getSourceManager();
-  const auto *Body = dyn_cast_or_null<CompoundStmt>(Kernel->getBody());
-  if (!Body ||
-      !isRewritable(SourceRange(Kernel->getLocation(), Body->getRBracLoc()),
-                    Ctx))
+  // From `template` on for a template's instantiation.
+  std::optional<DefinitionLayout> L = definitionLayout(Kernel, Ctx);
+  if (!L)
     return std::nullopt;
-  unsigned Begin = SM.getFileOffset(SM.getExpansionLoc(Kernel->getBeginLoc()));
-  unsigned End = SM.getFileOffset(Body->getRBracLoc()) + 1;
-  unsigned NameEnd =
-      SM.getFileOffset(Kernel->getLocation()) + Kernel->getName().size();
-  if (!(Begin < NameEnd && NameEnd < End))
-    return std::nullopt;
+  unsigned Begin = L->Begin, End = L->End;
   std::vector<std::tuple<unsigned, unsigned, std::string>> Edits = {
-      {NameEnd, 0, RestrictCopySuffix}};
+      {L->NameEnd, 0, RestrictCopySuffix}};
   for (const ParmVarDecl *P : Restrict)
     Edits.emplace_back(SM.getFileOffset(P->getLocation()), 0, "__restrict__ ");
   for (const ParmVarDecl *P : Const) {
@@ -129,8 +124,20 @@ std::optional<std::string> versionedLaunch(const CUDAKernelCallExpr *Call,
   StringRef Code = HC.getSourceManager().getBufferData(
       HC.getSourceManager().getMainFileID());
   std::string Original = Code.slice(Launch->first, Launch->second).str();
+  // The copy's name goes before explicit template arguments (`k<float>`).
+  unsigned NameEnd = Callee->second;
+  if (const auto *Ref =
+          dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreParenImpCasts());
+      Ref && Ref->hasExplicitTemplateArgs()) {
+    const SourceManager &SM = HC.getSourceManager();
+    SourceLocation Name = Ref->getNameInfo().getEndLoc();
+    if (Name.isMacroID())
+      return std::nullopt;
+    NameEnd = SM.getFileOffset(Name) +
+              Lexer::MeasureTokenLength(Name, SM, HC.getLangOpts());
+  }
   std::string Copy = splice(Code, Launch->first, Launch->second,
-                            {{Callee->second, 0, RestrictCopySuffix}});
+                            {{NameEnd, 0, RestrictCopySuffix}});
   if (Checked.size() < 2)
     return Copy + ";";
   std::string Modes, Args;

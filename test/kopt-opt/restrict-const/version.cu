@@ -11,6 +11,11 @@
 // RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
 // RUN: kopt-opt %s -O -Rpass-missed=pipeline -o %t.O.cu 2>&1 | FileCheck %s --allow-empty --check-prefix=NOROLLBACK
 // RUN: grep -q 'scale_kopt_restrict<<<' %t.O.cu
+// RUN: grep -q '^template <typename T> __global__ void templated_kopt_restrict(const T \*__restrict__ p, T \*__restrict__ q)' %t.cu
+// RUN: grep -q 'static_assert((__is_same(T, float))' %t.cu
+// RUN: grep -q 'scale_n_kopt_restrict<float, 2><<<1, 32>>>(p, q);' %t.cu
+// RUN: grep -q 'scale_n_kopt_restrict<double, 3><<<1, 32>>>(d, e);' %t.cu
+// RUN: test "$(grep -c '^__global__ void scale_n_kopt_restrict' %t.cu)" -eq 1
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
 
@@ -42,13 +47,22 @@ __global__ void add(float *out, const float *a, const float *b, int n) {
 }
 
 // Refused: a launch that is part of a larger expression, a pointer argument
-// with side effects, a template kernel.
+// with side effects.
 // REMARK-DAG: remark: __restrict__ not added: the launch at {{[0-9]+}}:{{[0-9]+}} passes 'p' for 'p'{{.*}}; no run-time version: the launch at {{[0-9]+}}:{{[0-9]+}} is part of a larger expression
 __global__ void in_expression(float *p, float *q) { q[0] = p[0]; }
 // REMARK-DAG: remark: __restrict__ not added: {{.*}}; no run-time version: the launch at {{[0-9]+}}:3 passes 'p++' for 'p', which has side effects (it would be evaluated twice)
 __global__ void side_effect(float *p, float *q) { q[0] = p[0]; }
-// REMARK-DAG: remark: __restrict__ not added: {{.*}}; no run-time version: template kernels are not copied yet
+// A template kernel is versioned in its instantiation (templated<float>):
+// the copy starts at `template`, and const in place pins the template.
+// REMARK-DAG: remark: added const to 'p': the kernel only reads it
+// REMARK-DAG: remark: added __restrict__ to 'p', 'q' in a copy 'templated_kopt_restrict' that 1 launch runs when the driver says the pointers lie in distinct allocations
 template <typename T> __global__ void templated(T *p, T *q) { q[0] = p[0]; }
+// Two instantiations, one copy; the copy's name goes before the launch's
+// explicit arguments.
+// REMARK-DAG: remark: added __restrict__ to 'x', 'y' in a copy 'scale_n_kopt_restrict' that 1 launch runs {{.*}} (in scale_n<float, 2>)
+// REMARK-DAG: remark: added __restrict__ to 'x', 'y' in a copy 'scale_n_kopt_restrict' that 1 launch runs {{.*}} (in scale_n<double, 3>)
+template <typename T, int N>
+__global__ void scale_n(const T *x, T *y) { y[threadIdx.x] = x[threadIdx.x] * N; }
 
 // The check goes before the first launcher (a template's `template` line).
 // CHECK: #include <cuda.h>
@@ -99,6 +113,11 @@ int launch_others(float *p, float *q) {
   side_effect<<<1, 1>>>(p++, q);
   templated<<<1, 1>>>(p, q);
   return r;
+}
+
+void launch_explicit(float *p, float *q, double *d, double *e) {
+  scale_n<float, 2><<<1, 32>>>(p, q);
+  scale_n<double, 3><<<1, 32>>>(d, e);
 }
 
 void run(float *x, float *y, int n) {

@@ -40,6 +40,22 @@ void add_forward(const float *a, const float *b, float *out, int n) {
   add<<<(n + 255) / 256, 256>>>(a, b, out, n);
 }
 
+// A template kernel: each instantiation's launch picks the template copy.
+template <typename T, int N>
+__global__ void scale_t(T *y, const T *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[i] * N;
+}
+
+void scale3_forward(float *y, const float *x, int n) {
+  scale_t<float, 3><<<(n + 255) / 256, 256>>>(y, x, n);
+}
+
+void scale5_forward(float *y, const float *x, int n) {
+  scale_t<float, 5><<<(n + 255) / 256, 256>>>(y, x, n);
+}
+
 static int failures = 0;
 
 static void expect(bool ok, const char *what) {
@@ -80,6 +96,20 @@ int main() {
   for (int i = 0; i < n / 2; ++i)
     same = same && got[i] == host[i] + host[i + n / 2];
   expect(same, "two inputs in one buffer: the CPU's results");
+
+  // The template, distinct buffers and in place (in holds host's values).
+  scale3_forward(out, in, n);
+  CHECK(cudaMemcpy(got, out, n * sizeof(float), cudaMemcpyDeviceToHost));
+  same = true;
+  for (int i = 0; i < n; ++i)
+    same = same && got[i] == host[i] * 3;
+  expect(same, "a template, distinct buffers: the CPU's results");
+  scale5_forward(in, in, n);
+  CHECK(cudaMemcpy(got, in, n * sizeof(float), cudaMemcpyDeviceToHost));
+  same = true;
+  for (int i = 0; i < n; ++i)
+    same = same && got[i] == host[i] * 5;
+  expect(same, "a template, in place: the CPU's results");
 
 #ifdef KOPT_REWRITTEN
   // 'w': the kernel writes through the pointer; 'r': it only reads.
