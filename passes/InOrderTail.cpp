@@ -93,16 +93,12 @@ void checkTailResources(PassContext &Ctx, std::vector<PlannedTail> &Tails) {
           continue;
         // A template's instantiations share the tail's text: each of them
         // must not need more.
-        std::vector<const KernelResources *> Afters = After->kernels(K);
-        if (Afters.empty())
+        auto Pairs = matchKernels(*Before, *After, K);
+        if (Pairs.empty())
           Worse[K] = "the in-order tail was not kept: ptxas reported no "
                      "resources for '" +
                      K + "'";
-        for (const KernelResources *A : Afters) {
-          const KernelResources *B = nullptr;
-          for (const KernelResources *Old : Before->kernels(K))
-            if (Old->Name == A->Name)
-              B = Old;
+        for (auto [B, A] : Pairs) {
           if (Worse.count(K))
             break;
           if (!B)

@@ -500,15 +500,11 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
   compareResources(StringRef Name, const ResourceReport &Before,
                    const ResourceReport &After, bool Serial,
                    std::string &Note) {
-    std::vector<const KernelResources *> Afters = After.kernels(Name);
-    if (Afters.empty())
+    auto Pairs = matchKernels(Before, After, Name);
+    if (Pairs.empty())
       return std::string("ptxas reported no resources for the kernel");
     std::string Registers;
-    for (const KernelResources *A : Afters) {
-      const KernelResources *B = nullptr;
-      for (const KernelResources *Old : Before.kernels(Name))
-        if (Old->Name == A->Name)
-          B = Old;
+    for (auto [B, A] : Pairs) {
       if (!B)
         return std::string("ptxas reported no resources for the kernel");
       if (A->moreLocalMemoryThan(*B))

@@ -25,4 +25,18 @@ ResourceReport::kernels(llvm::StringRef Name) const {
   return Out;
 }
 
+std::vector<std::pair<const KernelResources *, const KernelResources *>>
+matchKernels(const ResourceReport &Before, const ResourceReport &After,
+             llvm::StringRef Name) {
+  std::vector<std::pair<const KernelResources *, const KernelResources *>> Out;
+  for (const KernelResources *A : After.kernels(Name)) {
+    const KernelResources *B = nullptr;
+    for (const KernelResources *Old : Before.kernels(Name))
+      if (Old->Name == A->Name)
+        B = Old;
+    Out.emplace_back(B, A);
+  }
+  return Out;
+}
+
 } // namespace kopt

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kopt {
@@ -54,6 +55,13 @@ struct ResourceReport {
   /// template kernel Name ("void Name<256>(float*)"), in the report's order.
   std::vector<const KernelResources *> kernels(llvm::StringRef Name) const;
 };
+
+/// Each kernel called Name in After (each instantiation of a template
+/// kernel) with the same kernel in Before, null where Before has none: what
+/// a rewrite's resource check compares.
+std::vector<std::pair<const KernelResources *, const KernelResources *>>
+matchKernels(const ResourceReport &Before, const ResourceReport &After,
+             llvm::StringRef Name);
 
 class ResourceEstimator {
 public:
