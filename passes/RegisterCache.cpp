@@ -150,8 +150,8 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
 
   void endFile(PassContext &Ctx) override { decide(Ctx, PerKernel, Pending); }
 
-  /// Checks the resources of the rewrites in PerKernel (with Remarks, their
-  /// applied remarks) and keeps those that pass.
+  /// Checks the resources of Rewrites (per kernel; Remarks holds their
+  /// applied remarks) and keeps the rewrites that pass.
   void decide(PassContext &Ctx, std::map<std::string, EditSet> &Rewrites,
               std::map<std::string,
                        std::vector<std::pair<LineCol, std::string>>> &Remarks) {

@@ -44,7 +44,8 @@ extern const char *const RestrictCopySuffix;
 /// The run-time check, as file-scope text (with the include it needs).
 std::string distinctAllocationsHelper();
 
-/// Kernel's definition renamed with RestrictCopySuffix, with `__restrict__`
+/// Kernel's definition (from `template <...>` on for a template's
+/// instantiation) renamed with RestrictCopySuffix, with `__restrict__`
 /// before each parameter of Restrict and `const` before the pointee of each
 /// of Const; none when part of it is written in a macro.
 std::optional<std::string>
@@ -65,7 +66,9 @@ struct CheckedPointer {
 /// of Checked shares an allocation with another of them, the original
 /// launch otherwise (in braces unless the launch is a statement of a
 /// compound statement); the copy alone when fewer than two are checked.
-/// None when the launch is written in a macro.
+/// The copy's launch keeps explicit template arguments after its name
+/// (`k_kopt_restrict<float><<<...>>>`). None when the launch is written in
+/// a macro.
 std::optional<std::string>
 versionedLaunch(const clang::CUDAKernelCallExpr *Call,
                 llvm::ArrayRef<CheckedPointer> Checked, clang::ASTContext &HC);
