@@ -203,6 +203,8 @@ bool isPureToolkitFunction(const FunctionDecl *F, const SourceManager &SM) {
 }
 
 class CoalescePass : public KernelPass<CoalesceOptions> {
+  bool rewritesInstances() const override { return true; }
+
   /// The kernel's one store through a pointer parameter whose index is not
   /// contiguous along threadIdx.x; null when it has none (the pass is then
   /// silent) or several.
@@ -404,6 +406,13 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
     if (!Elem->isArithmeticType() || !isa<BuiltinType>(Elem))
       return Missed("the element type '" + Elem.getAsString() +
                     "' is not a builtin arithmetic type");
+    // In a template's instantiation the tile is spelled `T` where the
+    // parameter's pointee is (typeAsWritten); elsewhere as before.
+    if (const ParmVarDecl *P = subscriptedParam(Sh.Target)) {
+      QualType Written = P->getType()->getPointeeType().getUnqualifiedType();
+      if (isa<SubstTemplateTypeParmType>(Written))
+        Elem = Written;
+    }
     if (!contiguousAlong(Sh.Load->getIdx(), 0, Body, Ctx))
       return Missed("the load is not contiguous along threadIdx.x (staging "
                     "would not coalesce it)");
@@ -427,10 +436,15 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
         stagedBody(K.Decl, Body, Sh, Elem, Ctx, KC.code());
     if (!Text)
       return Missed("the body is written in a macro");
+    // Inside the braces, which stay: a template's static_assert goes just
+    // after the opening one (runOnInstances).
     const SourceManager &SM = Ctx.getSourceManager();
-    unsigned Begin = SM.getFileOffset(Body->getLBracLoc());
-    unsigned End = SM.getFileOffset(Body->getRBracLoc()) + 1;
-    if (Error E = KC.edits().replaceChars(Begin, End - Begin, *Text))
+    unsigned Begin = SM.getFileOffset(Body->getLBracLoc()) + 1;
+    unsigned End = SM.getFileOffset(Body->getRBracLoc());
+    StringRef Inner = *Text;
+    if (!Inner.consume_front("{") || !Inner.consume_back("}"))
+      return Missed("the body is written in a macro");
+    if (Error E = KC.edits().replaceChars(Begin, End - Begin, Inner))
       return Missed(toString(std::move(E)));
     KC.applied(At, "strided store staged through a shared-memory tile of " +
                        Twine(TileCapacity) + " " + Elem.getAsString() +
@@ -450,8 +464,6 @@ class CoalescePass : public KernelPass<CoalesceOptions> {
       KC.missed(At, "strided store not coalesced with " + F.str() + ": " + Why);
     };
     std::string NewName = K.Name + "_kopt_coalesced";
-    if (K.IsTemplate)
-      return Missed("template kernels are not copied yet");
     if (StringRef(K.Name).contains("_kopt_"))
       return Missed("'" + K.Name + "' is a copy kopt made");
     if (KC.info().kernel(NewName))

@@ -2,6 +2,7 @@
 
 #include "CoalescedKernelText.h"
 #include "SourceLayout.h"
+#include "kopt/Analysis/CudaAST.h"
 #include "kopt/Analysis/IndexClassifier.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -32,9 +33,11 @@ std::optional<std::string> coarsenedDecl(const FunctionDecl *Kernel, bool GridX,
       !isRewritable(SourceRange(Kernel->getLocation(), Body->getLBracLoc()),
                     Ctx))
     return std::nullopt;
-  unsigned Begin = SM.getFileOffset(SM.getExpansionLoc(Kernel->getBeginLoc()));
-  unsigned Name =
-      SM.getFileOffset(Kernel->getLocation()) + Kernel->getName().size();
+  // From `template <...>` on for a template's instantiation.
+  std::optional<DefinitionLayout> L = definitionLayout(Kernel, Ctx);
+  if (!L)
+    return std::nullopt;
+  unsigned Begin = L->Begin, Name = L->NameEnd;
   unsigned Close = SM.getFileOffset(FTL.getRParenLoc());
   unsigned Open = SM.getFileOffset(Body->getLBracLoc());
   if (!(Begin < Name && Name < Close && Close < Open))
@@ -126,7 +129,7 @@ std::optional<std::string> coarsenedBody(const FunctionDecl *Kernel,
   std::vector<Replacement> Plain = Uniform(false, 1, 0);
   std::string Base = indentOf(Kernel->getBeginLoc(), Ctx);
   std::string I1 = Base + "  ", I2 = I1 + "  ", I3 = I2 + "  ", I4 = I3 + "  ";
-  std::string Type = Elem.getAsString(Ctx.getPrintingPolicy());
+  std::string Type = typeAsWritten(Elem, Ctx.getPrintingPolicy());
   // Sub-tiles: R along y, then C along x (sub-tile j is the original
   // block (blockIdx.x * C + j / R, blockIdx.y * R + j % R)).
   std::string C = std::to_string(F.Cols) + "u";
@@ -310,7 +313,7 @@ std::optional<std::string> stagedBody(const FunctionDecl *Kernel,
           {U.Begin, U.End - U.Begin, U.Ref.Dim == 0 ? "kopt_tx" : "kopt_ty"});
   std::string Base = indentOf(Kernel->getBeginLoc(), Ctx);
   std::string Indent = Base + "  ";
-  std::string Type = Elem.getAsString(Ctx.getPrintingPolicy());
+  std::string Type = typeAsWritten(Elem, Ctx.getPrintingPolicy());
   std::string Cap = std::to_string(TileCapacity) + "u";
   auto Block = [&](StringRef Inner) {
     return Indent + "  {" + reindent(Inner, "    ") + "  " + Indent + "}\n";
