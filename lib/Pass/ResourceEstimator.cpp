@@ -6,14 +6,6 @@ namespace kopt {
 
 ResourceEstimator::~ResourceEstimator() = default;
 
-const KernelResources *ResourceReport::kernel(llvm::StringRef Name) const {
-  for (const KernelResources &K : Kernels)
-    if (llvm::StringRef(K.Name).starts_with((Name + "(").str()) ||
-        K.Name == Name)
-      return &K;
-  return nullptr;
-}
-
 std::vector<const KernelResources *>
 ResourceReport::kernels(llvm::StringRef Name) const {
   std::vector<const KernelResources *> Out;

@@ -49,8 +49,6 @@ struct KernelResources {
 
 struct ResourceReport {
   std::vector<KernelResources> Kernels;
-  /// The kernel called Name (matched up to its parameter list).
-  const KernelResources *kernel(llvm::StringRef Name) const;
   /// The kernels called Name: the kernel, or each instantiation of the
   /// template kernel Name ("void Name<256>(float*)"), in the report's order.
   std::vector<const KernelResources *> kernels(llvm::StringRef Name) const;
