@@ -10,6 +10,7 @@
 #include "kopt/Analysis/LoopAccumulators.h"
 #include "kopt/Analysis/Mutation.h"
 #include "kopt/Analysis/ReductionTree.h"
+#include "kopt/Analysis/SquaredDeviations.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMap.h"
@@ -300,6 +301,20 @@ private:
           evaluateInt(C->getArg(2), AC, F->getBody())) {
         if (!AssignsV)
           Into(L);
+        return L;
+      }
+    }
+    // one-pass-variance's closed form (SquaredDeviations.h): w gains the
+    // thread's sum of squared deviations, a partial followed in its turn.
+    if (L == Level::Thread && H.Kind == Accumulator::Sum) {
+      const Stmt *P = Parents.getParent(S);
+      if (isa_and_nonnull<CompoundStmt>(P))
+        P = Parents.getParent(P);
+      std::optional<VarianceFold> Fold =
+          matchVarianceFold(dyn_cast_or_null<IfStmt>(P), Loop, F, AC);
+      if (Fold && (V == Fold->Sum || V == Fold->Squares || V == Fold->Count)) {
+        Work.push_back(
+            {Fold->Into, Accumulator::Sum, P->getEndLoc(), L, H.Origin});
         return L;
       }
     }

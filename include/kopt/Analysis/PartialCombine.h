@@ -29,6 +29,12 @@
 //     says "block" (`blockReduce<warpReduceSum>(v)`), else a warp's;
 //     a value computed so into a new variable (`float t = f(v);`), or v
 //     copied into one (`float w = v;`), is followed in its turn;
+//   * one-pass-variance's closed form of a sum of squared deviations
+//     (`if (N != 0) { ... w += Q - C * (2 * S - N * C); }` after a loop
+//     that adds a shifted element to S, its square to Q and one to N;
+//     SquaredDeviations.h): w then holds the thread's partial of that sum,
+//     the same for any share of the iterations, and is followed in its
+//     turn;
 //   * cluster-split's thread-by-thread combine (`v = kopt_cluster_combine(
 //     ..., v, ...)`), after which v is still one thread's partial;
 //   * an atomic of the same operation (atomicAdd, atomicMax, atomicMin) at

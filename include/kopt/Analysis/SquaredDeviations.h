@@ -1,0 +1,80 @@
+//===- SquaredDeviations.h - Loops that sum squared deviations --*- C++ -*-===//
+//
+// The second loop of a two-pass variance: a loop whose every iteration adds
+// the square of an element's deviation from a value the loop does not
+// change, and does nothing else,
+//
+//   for (int i = threadIdx.x; i < n; i += blockDim.x) {
+//     float d = x[i] - mean;   // locals that only feed the update
+//     v += d * d;              // or v = v + d*d, v = fmaf(d, d, v),
+//   }                          //    v += (x[i] - mean) * (x[i] - mean)
+//
+// matchSquaredDeviations takes such a loop apart: the accumulator v (a local
+// floating-point scalar declared outside the loop), the element (x[i], with
+// the conversions written around it: `__half2float(x[i])`, `(float)x[i]`),
+// the centre (`mean`: no side effects, no loop-local or loop variable, not
+// v) and the deviation's type. Which loop reads the same elements first,
+// and whether they hold the same values there, is ReReadLoops.h's
+// question; the rewrite is passes/OnePassVariance.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KOPT_ANALYSIS_SQUAREDDEVIATIONS_H
+#define KOPT_ANALYSIS_SQUAREDDEVIATIONS_H
+
+#include "kopt/Analysis/Refusal.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+
+#include <optional>
+
+namespace kopt {
+
+struct SquaredDeviationLoop {
+  const clang::ForStmt *Loop = nullptr;
+  const clang::VarDecl *Acc = nullptr; ///< v
+  /// The element as the deviation reads it, conversions included
+  /// (`__half2float(x[i])`), after the loop's locals are followed.
+  const clang::Expr *Element = nullptr;
+  /// The load in Element (`x[i]`).
+  const clang::ArraySubscriptExpr *Load = nullptr;
+  const clang::Expr *Center = nullptr; ///< mean
+  /// The type the deviation is computed in (float, double).
+  clang::QualType Type;
+};
+
+/// The closed form passes/OnePassVariance.cpp puts in such a loop's place,
+/// after the earlier loop Loop that accumulates its sums:
+///
+///   if (N != 0) {
+///     const T C = centre - K;
+///     w += Q - C * (2 * S - (T)N * C);
+///   }
+///
+/// where Loop's body, unconditionally, computes `T D = element - K;` and
+/// adds `S += D; Q += D * D; ++N;` (their only updates), and K is never
+/// changed once Loop starts. Then w gains sum (element - centre)^2 over the
+/// iterations the thread ran, whichever those were: each element's term is
+/// the same in every thread (the shift K cancels), as in the loop of
+/// squared deviations that was replaced. Vectorizing Loop (another share
+/// of its iterations per thread) keeps w such a partial.
+struct VarianceFold {
+  const clang::VarDecl *Into = nullptr; ///< w
+  const clang::VarDecl *Sum = nullptr, *Squares = nullptr, *Count = nullptr;
+};
+std::optional<VarianceFold> matchVarianceFold(const clang::IfStmt *If,
+                                              const clang::ForStmt *Loop,
+                                              const clang::FunctionDecl *F,
+                                              clang::ASTContext &AC);
+
+/// Loop taken apart as above; a Refusal when its body adds the square of a
+/// deviation to an outer variable but is not only that; none when the loop
+/// adds no square at all (it is no candidate).
+std::optional<Decision<SquaredDeviationLoop>>
+matchSquaredDeviations(const clang::ForStmt *Loop, clang::ASTContext &AC);
+
+} // namespace kopt
+
+#endif // KOPT_ANALYSIS_SQUAREDDEVIATIONS_H

@@ -1,0 +1,371 @@
+//===- SquaredDeviations.cpp - Loops that sum squared deviations ----------===//
+
+#include "kopt/Analysis/SquaredDeviations.h"
+#include "kopt/Analysis/CudaAST.h"
+#include "kopt/Analysis/Mutation.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace kopt {
+
+namespace {
+
+/// The statements of a loop body (a compound statement's, or the one).
+SmallVector<const Stmt *, 4> statementsOf(const Stmt *Body) {
+  SmallVector<const Stmt *, 4> Out;
+  if (const auto *CS = dyn_cast<CompoundStmt>(Body))
+    Out.append(CS->body_begin(), CS->body_end());
+  else
+    Out.push_back(Body);
+  return Out;
+}
+
+/// What the update statement S adds to an outer variable, as the two
+/// factors of a product: `v += a * b`, `v = v + a * b`, `v = a * b + v`,
+/// `v = fmaf(a, b, v)` (fma, __fmaf_rn, __fma_rn). Sets Acc.
+std::optional<std::pair<const Expr *, const Expr *>>
+addedProduct(const Stmt *S, const VarDecl *&Acc) {
+  const auto *E = dyn_cast<Expr>(S);
+  if (!E)
+    return std::nullopt;
+  const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParens());
+  if (!B)
+    return std::nullopt;
+  const VarDecl *V = referencedVar(B->getLHS()->IgnoreParens());
+  if (!V)
+    return std::nullopt;
+  auto Product = [](const Expr *X)
+      -> std::optional<std::pair<const Expr *, const Expr *>> {
+    const auto *M = dyn_cast<BinaryOperator>(X->IgnoreParenImpCasts());
+    if (!M || M->getOpcode() != BO_Mul)
+      return std::nullopt;
+    return std::make_pair(M->getLHS(), M->getRHS());
+  };
+  std::optional<std::pair<const Expr *, const Expr *>> Out;
+  if (B->getOpcode() == BO_AddAssign) {
+    Out = Product(B->getRHS());
+  } else if (B->getOpcode() == BO_Assign) {
+    const Expr *R = B->getRHS()->IgnoreParenImpCasts();
+    if (const auto *Add = dyn_cast<BinaryOperator>(R);
+        Add && Add->getOpcode() == BO_Add) {
+      if (referencedVar(Add->getLHS()->IgnoreParenImpCasts()) == V)
+        Out = Product(Add->getRHS());
+      else if (referencedVar(Add->getRHS()->IgnoreParenImpCasts()) == V)
+        Out = Product(Add->getLHS());
+    } else if (const auto *Call = dyn_cast<CallExpr>(R)) {
+      const FunctionDecl *F = Call->getDirectCallee();
+      StringRef Name = F ? F->getName() : "";
+      if (Call->getNumArgs() == 3 &&
+          (Name == "fmaf" || Name == "fma" || Name == "__fmaf_rn" ||
+           Name == "__fma_rn") &&
+          referencedVar(Call->getArg(2)->IgnoreParenImpCasts()) == V)
+        Out = std::make_pair(Call->getArg(0), Call->getArg(1));
+    }
+  }
+  if (Out)
+    Acc = V;
+  return Out;
+}
+
+/// E with parentheses and implicit casts stripped and the loop's locals
+/// (in Locals) replaced by their initializers.
+const Expr *resolve(const Expr *E,
+                    const SmallPtrSetImpl<const VarDecl *> &Locals) {
+  for (;;) {
+    E = E->IgnoreParenImpCasts();
+    const VarDecl *V = referencedVar(E);
+    if (!V || !Locals.count(V))
+      return E;
+    E = V->getInit();
+  }
+}
+
+/// The load under the conversions an element may be written with:
+/// implicit and explicit arithmetic casts and CUDA's half and bfloat16
+/// conversions.
+const ArraySubscriptExpr *loadUnder(const Expr *E) {
+  for (;;) {
+    E = E->IgnoreParens();
+    if (const auto *L = dyn_cast<ArraySubscriptExpr>(E))
+      return L;
+    if (const auto *C = dyn_cast<CastExpr>(E)) {
+      if (!C->getType()->isArithmeticType() &&
+          !isa<ImplicitCastExpr>(C)) // a class element's conversion
+        return nullptr;
+      E = C->getSubExpr();
+      continue;
+    }
+    if (const auto *M = dyn_cast<CXXMemberCallExpr>(E)) { // operator float()
+      if (isa_and_nonnull<CXXConversionDecl>(M->getMethodDecl()) &&
+          M->getType()->isArithmeticType()) {
+        E = M->getImplicitObjectArgument();
+        continue;
+      }
+      return nullptr;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *F = Call->getDirectCallee();
+      StringRef Name = F ? F->getName() : "";
+      if (Call->getNumArgs() == 1 &&
+          (Name == "__half2float" || Name == "__bfloat162float")) {
+        E = Call->getArg(0);
+        continue;
+      }
+    }
+    return nullptr;
+  }
+}
+
+/// Whether E has no side effects, a conversion of an element of a class
+/// type (`(float)x[i]` of a __half) counted as none.
+bool sideEffectFree(const Expr *E, const ASTContext &AC) {
+  if (loadUnder(E))
+    return true;
+  if (const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+      B && (B->isAdditiveOp() || B->isMultiplicativeOp()))
+    return sideEffectFree(B->getLHS(), AC) && sideEffectFree(B->getRHS(), AC);
+  return !hasSideEffects(E, AC);
+}
+
+/// E without parentheses and casts (implicit and explicit).
+const Expr *bare(const Expr *E) {
+  for (;;) {
+    E = E->IgnoreParens();
+    if (const auto *C = dyn_cast<CastExpr>(E))
+      E = C->getSubExpr();
+    else
+      return E;
+  }
+}
+
+const VarDecl *varOf(const Expr *E) { return referencedVar(bare(E)); }
+
+/// `L Op R` of bare operands.
+const BinaryOperator *binary(const Expr *E, BinaryOperatorKind Op) {
+  const auto *B = dyn_cast<BinaryOperator>(bare(E));
+  return B && B->getOpcode() == Op ? B : nullptr;
+}
+
+/// The variable S adds \p What to with `v += What` (What compared by
+/// Match), or null.
+template <typename MatchT> const VarDecl *addsTo(const Stmt *S, MatchT Match) {
+  const auto *E = dyn_cast<Expr>(S);
+  const BinaryOperator *B = E ? binary(E, BO_AddAssign) : nullptr;
+  return B && Match(B->getRHS()) ? varOf(B->getLHS()) : nullptr;
+}
+
+/// Whether every reference to V at or after Loop's start only reads it.
+bool unchangedFrom(const VarDecl *V, const ForStmt *Loop, const Stmt *Body,
+                   ASTContext &AC) {
+  const SourceManager &SM = AC.getSourceManager();
+  for (const DeclRefExpr *R : referencesTo(Body, V, AC))
+    if (!SM.isBeforeInTranslationUnit(R->getBeginLoc(), Loop->getBeginLoc()) &&
+        isMutatedAt(R, Body, AC))
+      return false;
+  return true;
+}
+
+} // namespace
+
+std::optional<VarianceFold> matchVarianceFold(const IfStmt *If,
+                                              const ForStmt *Loop,
+                                              const FunctionDecl *F,
+                                              ASTContext &AC) {
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+    return std::nullopt;
+  const BinaryOperator *Cond = binary(If->getCond(), BO_NE);
+  std::optional<int64_t> Zero =
+      Cond ? evaluateInt(Cond->getRHS(), AC, nullptr) : std::nullopt;
+  const auto *Then = dyn_cast<CompoundStmt>(If->getThen());
+  if (!Zero || *Zero != 0 || !Then || Then->size() != 2)
+    return std::nullopt;
+  VarianceFold Out;
+  Out.Count = varOf(Cond->getLHS());
+  // const T C = centre - K;
+  const auto *DS = dyn_cast<DeclStmt>(Then->body_front());
+  const auto *C = DS && DS->isSingleDecl()
+                      ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                      : nullptr;
+  const BinaryOperator *CInit =
+      C && C->getInit() ? binary(C->getInit(), BO_Sub) : nullptr;
+  const VarDecl *K = CInit ? varOf(CInit->getRHS()) : nullptr;
+  if (!Out.Count || !K || !C->getType().isConstQualified())
+    return std::nullopt;
+  // w += Q - C * (2 * S - N * C);
+  const VarDecl *Sq = nullptr, *Sum = nullptr;
+  Out.Into = addsTo(Then->body_back(), [&](const Expr *X) {
+    const BinaryOperator *Minus = binary(X, BO_Sub);
+    const BinaryOperator *Times =
+        Minus ? binary(Minus->getRHS(), BO_Mul) : nullptr;
+    const BinaryOperator *Inner =
+        Times ? binary(Times->getRHS(), BO_Sub) : nullptr;
+    const BinaryOperator *TwoS =
+        Inner ? binary(Inner->getLHS(), BO_Mul) : nullptr;
+    const BinaryOperator *NC =
+        Inner ? binary(Inner->getRHS(), BO_Mul) : nullptr;
+    if (!TwoS || !NC || varOf(Times->getLHS()) != C ||
+        varOf(NC->getLHS()) != Out.Count || varOf(NC->getRHS()) != C)
+      return false;
+    Expr::EvalResult Two;
+    if (!bare(TwoS->getLHS())->EvaluateAsRValue(Two, AC) ||
+        !(Two.Val.isFloat() ? Two.Val.getFloat().isExactlyValue(2.0)
+                            : Two.Val.isInt() && Two.Val.getInt() == 2))
+      return false;
+    Sq = varOf(Minus->getLHS());
+    Sum = varOf(TwoS->getRHS());
+    return Sq && Sum;
+  });
+  if (!Out.Into)
+    return std::nullopt;
+  Out.Squares = Sq;
+  Out.Sum = Sum;
+  // The loop: T D = element - K; S += D; Q += D * D; ++N; each the only
+  // update of its variable, and K fixed from the loop's start on.
+  const auto *Body = dyn_cast<CompoundStmt>(Loop->getBody());
+  const Stmt *FBody = F->getBody();
+  if (!Body || !unchangedFrom(K, Loop, FBody, AC))
+    return std::nullopt;
+  for (const VarDecl *V : {Out.Sum, Out.Squares, Out.Count})
+    if (countReferences(Loop, V) != 1 || V == Out.Into)
+      return std::nullopt;
+  bool Found = false;
+  for (const Stmt *St : Body->body()) {
+    const auto *D = dyn_cast<DeclStmt>(St);
+    const auto *DV = D && D->isSingleDecl()
+                         ? dyn_cast<VarDecl>(D->getSingleDecl())
+                         : nullptr;
+    const BinaryOperator *DInit =
+        DV && DV->getInit() ? binary(DV->getInit(), BO_Sub) : nullptr;
+    if (!DInit || varOf(DInit->getRHS()) != K || isModifiedIn(DV, Body))
+      continue;
+    bool HasS = false, HasQ = false, HasN = false;
+    for (const Stmt *U : Body->body()) {
+      HasS |=
+          addsTo(U, [&](const Expr *X) { return varOf(X) == DV; }) == Out.Sum;
+      HasQ |=
+          addsTo(U, [&](const Expr *X) {
+            const BinaryOperator *M = binary(X, BO_Mul);
+            return M && varOf(M->getLHS()) == DV && varOf(M->getRHS()) == DV;
+          }) == Out.Squares;
+      const auto *Inc = dyn_cast<UnaryOperator>(U);
+      HasN |=
+          Inc && Inc->isIncrementOp() && varOf(Inc->getSubExpr()) == Out.Count;
+    }
+    Found |= HasS && HasQ && HasN;
+  }
+  if (!Found)
+    return std::nullopt;
+  return Out;
+}
+
+std::optional<Decision<SquaredDeviationLoop>>
+matchSquaredDeviations(const ForStmt *Loop, ASTContext &AC) {
+  std::optional<CountedLoop> CL = matchCountedLoop(Loop);
+  if (!CL || !Loop->getBody())
+    return std::nullopt;
+  const Stmt *Body = Loop->getBody();
+  SmallVector<const Stmt *, 4> Stmts = statementsOf(Body);
+  // The candidate: a statement adding a product of two equal factors.
+  SmallPtrSet<const VarDecl *, 8> Locals = varsDeclaredIn(Body);
+  SquaredDeviationLoop Out;
+  Out.Loop = Loop;
+  const Stmt *Update = nullptr;
+  std::pair<const Expr *, const Expr *> Factors;
+  for (const Stmt *S : Stmts) {
+    const VarDecl *V = nullptr;
+    auto P = addedProduct(S, V);
+    if (!P || Locals.count(V) || V == CL->Var)
+      continue;
+    const Expr *X = resolve(P->first, Locals), *Y = resolve(P->second, Locals);
+    if (X != Y && withoutSpaces(sourceText(X->getSourceRange(), AC)) !=
+                      withoutSpaces(sourceText(Y->getSourceRange(), AC)))
+      continue;
+    // A square of anything but a difference (a sum of squares, a norm) is
+    // not a variance's second loop.
+    if (const auto *D = dyn_cast<BinaryOperator>(X);
+        !D || D->getOpcode() != BO_Sub)
+      continue;
+    Update = S;
+    Out.Acc = V;
+    Factors = {X, Y};
+    break;
+  }
+  if (!Update)
+    return std::nullopt;
+  LineCol Loc = lineCol(Update->getBeginLoc(), AC);
+  auto Fail = [&](const Twine &Why) {
+    return Decision<SquaredDeviationLoop>(
+        Refusal{"the loop at " + str(lineCol(Loop->getBeginLoc(), AC)) + " " +
+                    Why.str(),
+                Loc});
+  };
+  // Nothing else: locals that feed the update, initialized without side
+  // effects and never changed.
+  for (const Stmt *S : Stmts) {
+    if (S == Update || isa<NullStmt>(S))
+      continue;
+    const auto *DS = dyn_cast<DeclStmt>(S);
+    if (!DS)
+      return Fail("does more than add squared deviations to '" +
+                  Out.Acc->getNameAsString() + "' (at " +
+                  str(lineCol(S->getBeginLoc(), AC)) + ")");
+    for (const Decl *D : DS->decls()) {
+      const auto *V = dyn_cast<VarDecl>(D);
+      if (!V || !V->getInit() || V->getType()->isReferenceType() ||
+          !V->getType()->isScalarType() || !sideEffectFree(V->getInit(), AC) ||
+          isModifiedIn(V, Body))
+        return Fail("declares '" +
+                    (V ? V->getNameAsString() : std::string("something")) +
+                    "', which is not a scalar initialized without side "
+                    "effects and never changed");
+    }
+  }
+  const VarDecl *V = Out.Acc;
+  if (!V->hasLocalStorage() || V->hasAttr<CUDASharedAttr>() ||
+      V->getType().isVolatileQualified() || !V->getType()->isRealFloatingType())
+    return Fail("adds to '" + V->getNameAsString() +
+                "', which is not a local floating-point scalar");
+  // The deviation: element - centre (or centre - element).
+  const auto *D = cast<BinaryOperator>(Factors.first);
+  Out.Type = D->getType().getCanonicalType();
+  if (!Out.Type->isRealFloatingType())
+    return Fail("computes its deviation in '" + Out.Type.getAsString() +
+                "', not a floating-point type");
+  auto Varies = [&](const Expr *E) {
+    return countReferences(E, CL->Var) != 0 ||
+           any_of(Locals,
+                  [&](const VarDecl *L) { return countReferences(E, L) != 0; });
+  };
+  const Expr *L = resolve(D->getLHS(), Locals);
+  const Expr *R = resolve(D->getRHS(), Locals);
+  if (Varies(R) && !Varies(L))
+    std::swap(L, R);
+  if (!Varies(L) || Varies(R))
+    return Fail("adds the square of '" + sourceText(D->getSourceRange(), AC) +
+                "', not the difference of an element and a value the loop "
+                "does not change");
+  Out.Element = L;
+  Out.Center = R;
+  Out.Load = loadUnder(L);
+  if (!Out.Load || hasSideEffects(Out.Load->getIdx(), AC))
+    return Fail("reads '" + sourceText(L->getSourceRange(), AC) +
+                "', which is not an element of an array (converted at most "
+                "by casts)");
+  for (const Expr *E : {L, R})
+    if (!isRewritable(E->getSourceRange(), AC))
+      return Fail("writes '" + sourceText(E->getSourceRange(), AC) +
+                  "' in a macro");
+  if (hasSideEffects(R, AC) || countReferences(R, V) != 0)
+    return Fail("deviates from '" + sourceText(R->getSourceRange(), AC) +
+                "', which has side effects or reads '" + V->getNameAsString() +
+                "'");
+  return Decision<SquaredDeviationLoop>(Out);
+}
+
+} // namespace kopt
