@@ -74,6 +74,8 @@
 #include "kopt/Analysis/SquaredDeviations.h"
 #include "kopt/Pass/Pass.h"
 
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
@@ -142,7 +144,7 @@ class OnePassVariancePass : public KernelPass<OnePassVarianceOptions> {
                   "mean))");
       return;
     }
-    ReReadLoops Found = findReReadLoops(K, AC, /*Serial=*/true);
+    ReReadLoops Found = findReReadLoops(K, AC, ReReadShapes::SameIterations);
     std::set<std::string> Names = namesUsedIn(K.Decl, AC);
     PrintingPolicy PP(AC.getLangOpts());
     PP.SuppressTagKeyword = true;
@@ -245,13 +247,43 @@ class OnePassVariancePass : public KernelPass<OnePassVarianceOptions> {
     return "(" + Text + ")";
   }
 
+  /// The loop's offsets, from the line of its `#pragma` when it has one
+  /// (the pragma goes with the loop: before it nothing may be inserted, and
+  /// B's is replaced with it).
+  static std::optional<std::pair<unsigned, unsigned>>
+  loopOffsets(const ForStmt *Loop, ASTContext &AC) {
+    std::optional<std::pair<unsigned, unsigned>> R = stmtOffsets(Loop, AC);
+    const auto *AS = dyn_cast_or_null<AttributedStmt>(
+        AC.getParentMapContext().getParents(*Loop).empty()
+            ? nullptr
+            : AC.getParentMapContext().getParents(*Loop)[0].get<Stmt>());
+    if (!R || !AS)
+      return R;
+    const SourceManager &SM = AC.getSourceManager();
+    unsigned First = R->first;
+    for (const Attr *At : AS->getAttrs()) {
+      if (!isa<LoopHintAttr>(At))
+        return std::nullopt;
+      SourceLocation L = SM.getExpansionLoc(At->getLocation());
+      if (SM.isInMainFile(L))
+        First = std::min(First, SM.getFileOffset(L));
+    }
+    StringRef Code = SM.getBufferData(SM.getMainFileID());
+    size_t Line = Code.rfind('\n', First);
+    Line = Line == StringRef::npos ? 0 : Line + 1;
+    size_t Hash = Code.find_first_not_of(" \t", Line);
+    if (Hash == StringRef::npos || Code[Hash] != '#')
+      return std::nullopt; // `_Pragma` or the pragma after other text
+    return std::make_pair(unsigned(Hash), R->second);
+  }
+
   /// A's indentation, its body's, and one level.
   struct Layout {
     std::string In, BodyIn, Step;
   };
   static Layout layout(const ForStmt *A, StringRef Code, ASTContext &AC) {
     Layout L;
-    std::optional<std::pair<unsigned, unsigned>> AR = stmtOffsets(A, AC);
+    std::optional<std::pair<unsigned, unsigned>> AR = loopOffsets(A, AC);
     L.In = AR ? indentAt(Code, AR->first) : "";
     L.BodyIn = L.In + "  ";
     if (const auto *CS = dyn_cast<CompoundStmt>(A->getBody());
@@ -317,9 +349,9 @@ class OnePassVariancePass : public KernelPass<OnePassVarianceOptions> {
     };
     for (const Fold &F : Folds) {
       const ForStmt *A = F.G->A;
-      std::optional<std::pair<unsigned, unsigned>> AR = stmtOffsets(A, AC);
+      std::optional<std::pair<unsigned, unsigned>> AR = loopOffsets(A, AC);
       std::optional<std::pair<unsigned, unsigned>> BR =
-          stmtOffsets(F.B.Loop, AC);
+          loopOffsets(F.B.Loop, AC);
       LineCol Loc = lineCol(F.B.Loop->getBeginLoc(), AC);
       if (!AR || !BR) {
         Fail(Loc, "a loop is written in a macro");
@@ -340,7 +372,7 @@ class OnePassVariancePass : public KernelPass<OnePassVarianceOptions> {
     }
     for (const ForStmt *A : Order) {
       const auto &[Before, Tail] = PerA[A];
-      std::optional<std::pair<unsigned, unsigned>> AR = stmtOffsets(A, AC);
+      std::optional<std::pair<unsigned, unsigned>> AR = loopOffsets(A, AC);
       std::optional<std::pair<unsigned, unsigned>> Body =
           stmtOffsets(A->getBody(), AC);
       LineCol ALoc = lineCol(A->getBeginLoc(), AC);

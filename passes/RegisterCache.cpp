@@ -332,7 +332,10 @@ class RegisterCachePass : public KernelPass<RegisterCacheOptions> {
     ASTContext &AC = Ctx.deviceContext();
     if (!K.Decl || !K.Decl->getBody())
       return;
-    ReReadLoops Found = findReReadLoops(K, AC, options().SerialLoops);
+    ReReadLoops Found = findReReadLoops(K, AC,
+                                        options().SerialLoops
+                                            ? ReReadShapes::BlockStrideOrSerial
+                                            : ReReadShapes::BlockStride);
     for (const Refusal &R : Found.Refusals)
       Ctx.missed(K.Name, R.Loc, "registers not used as a cache: " + R.Message);
     std::vector<Group> Groups;

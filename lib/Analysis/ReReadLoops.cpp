@@ -130,11 +130,21 @@ bool isSerialLoop(const ForStmt *For, const Stmt *Body, ASTContext &AC) {
   return Start && *Start == 0 && Step && *Step == 1;
 }
 
+/// Why the start or step E of For is not one value for the whole kernel
+/// (built from builtins, literals and scalars that are only read), or "";
+/// Vars gets the variables it reads.
+std::string checkStable(const Expr *E, const ForStmt *For, const Stmt *Body,
+                        ASTContext &AC, std::vector<const VarDecl *> &Vars) {
+  return checkIndex(E, matchCountedLoop(For)->Var, For, Body, AC, Vars);
+}
+
 /// The loop's own shape: `for (T j = threadIdx.x; j < n; j +=
-/// blockDim.x)` (or, with Serial, `for (T j = 0; j < n; ++j)`) over a
-/// stable bound, with a body the rewrite can copy.
+/// blockDim.x)` (or, with BlockStrideOrSerial, `for (T j = 0; j < n;
+/// ++j)`; with SameIterations, any start and step that are one value for
+/// the whole kernel) over a stable bound, with a body the rewrite can copy.
 std::optional<Refusal> checkLoop(const ForStmt *For, const KernelInfo &K,
-                                 ParentMap &PM, ASTContext &AC, bool Serial) {
+                                 ParentMap &PM, ASTContext &AC,
+                                 ReReadShapes Shapes) {
   LineCol Loc = lineCol(For->getBeginLoc(), AC);
   auto Fail = [&](const Twine &Why) {
     return Refusal{"the loop at " + str(Loc) + " " + Why.str(), Loc};
@@ -143,8 +153,17 @@ std::optional<Refusal> checkLoop(const ForStmt *For, const KernelInfo &K,
   std::optional<CountedLoop> CL = matchCountedLoop(For);
   if (!CL || !isa_and_nonnull<DeclStmt>(For->getInit()))
     return Fail("is not a counted loop that declares its variable");
+  bool Serial = Shapes == ReReadShapes::BlockStrideOrSerial;
+  bool Any = Shapes == ReReadShapes::SameIterations;
+  std::vector<const VarDecl *> Vars;
+  if (Any) {
+    for (const Expr *E : {CL->Init, CL->Step})
+      if (E)
+        if (std::string W = checkStable(E, For, Body, AC, Vars); !W.empty())
+          return Fail("has a start or step that reads " + W);
+  }
   const Expr *Start = stripCasts(followLocalInit(stripCasts(CL->Init), Body));
-  bool RunsWhole = Serial && isSerialLoop(For, Body, AC);
+  bool RunsWhole = Any || (Serial && isSerialLoop(For, Body, AC));
   if (!RunsWhole && !isBuiltin(Start, BuiltinVar::ThreadIdx))
     return Fail(Serial ? "neither starts at threadIdx.x nor runs from 0 in "
                          "steps of 1"
@@ -165,7 +184,7 @@ std::optional<Refusal> checkLoop(const ForStmt *For, const KernelInfo &K,
   if (!T->isIntegerType() || AC.getTypeSize(T) < 32)
     return Fail("has an index narrower than 32 bits");
   if (const Stmt *P = PM.getParent(const_cast<ForStmt *>(For));
-      isa_and_nonnull<AttributedStmt>(P))
+      !Any && isa_and_nonnull<AttributedStmt>(P))
     return Fail("has a loop pragma");
   if (!isRewritable(For->getSourceRange(), AC))
     return Fail("is written in a macro");
@@ -191,6 +210,23 @@ bool sameBound(const ForStmt *A, const ForStmt *B, ASTContext &AC) {
   if (CA || CB)
     return CA && CB && *CA == *CB;
   return referencedVar(BA) && referencedVar(BA) == referencedVar(BB);
+}
+
+/// A and B start at the same value and step by the same value: the same
+/// text, reading the same variables.
+bool sameStartAndStep(const ForStmt *A, const ForStmt *B, const Stmt *Body,
+                      ASTContext &AC) {
+  CountedLoop CA = *matchCountedLoop(A), CB = *matchCountedLoop(B);
+  auto Same = [&](const Expr *X, const Expr *Y) {
+    if (!X || !Y)
+      return !X && !Y;
+    std::vector<const VarDecl *> VX, VY;
+    return checkStable(X, A, Body, AC, VX).empty() &&
+           checkStable(Y, B, Body, AC, VY).empty() && VX == VY &&
+           withoutSpaces(sourceText(X->getSourceRange(), AC)) ==
+               withoutSpaces(sourceText(Y->getSourceRange(), AC));
+  };
+  return Same(CA.Init, CB.Init) && Same(CA.Step, CB.Step);
 }
 
 /// Global reads `p[idx]` of pointer parameters, or `row[idx]` of row
@@ -313,7 +349,7 @@ bool isReRead(const KernelInfo &K, const ReReadKey &Key, const ForStmt *A,
 
 /// Finds the groups of sibling loops in one compound statement.
 void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
-                   ASTContext &AC, bool Serial, ReReadLoops &Out) {
+                   ASTContext &AC, ReReadShapes Shapes, ReReadLoops &Out) {
   std::vector<const ForStmt *> Loops;
   for (const Stmt *S : CS->body()) {
     if (const auto *AS = dyn_cast<AttributedStmt>(S))
@@ -358,17 +394,20 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
                        First.Loc};
       };
       if (!ShapeA)
-        ShapeA = checkLoop(A, K, PM, AC, Serial);
+        ShapeA = checkLoop(A, K, PM, AC, Shapes);
       if (*ShapeA) {
         Missed(Here((*ShapeA)->Message));
         continue;
       }
-      if (std::optional<Refusal> R = checkLoop(B, K, PM, AC, Serial)) {
+      if (std::optional<Refusal> R = checkLoop(B, K, PM, AC, Shapes)) {
         Missed(Here(R->Message));
         continue;
       }
       const Stmt *KernelBody = K.Decl->getBody();
-      if (isSerialLoop(A, KernelBody, AC) != isSerialLoop(B, KernelBody, AC)) {
+      if (Shapes == ReReadShapes::SameIterations
+              ? !sameStartAndStep(A, B, KernelBody, AC)
+              : isSerialLoop(A, KernelBody, AC) !=
+                    isSerialLoop(B, KernelBody, AC)) {
         Missed(Here("the loops at " + str(lineCol(A->getBeginLoc(), AC)) +
                     " and " + str(lineCol(B->getBeginLoc(), AC)) +
                     " divide their iterations differently"));
@@ -475,7 +514,8 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
                                           R.Load->getBeginLoc());
     });
     G.Bound = matchCountedLoop(A)->Bound;
-    G.Serial = Serial && isSerialLoop(A, K.Decl->getBody(), AC);
+    G.Serial = Shapes == ReReadShapes::BlockStrideOrSerial &&
+               isSerialLoop(A, K.Decl->getBody(), AC);
     Used.insert(A);
     Used.insert(G.Bs.begin(), G.Bs.end());
     Out.Groups.push_back(std::move(G));
@@ -484,12 +524,13 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
 
 } // namespace
 
-ReReadLoops findReReadLoops(const KernelInfo &K, ASTContext &AC, bool Serial) {
+ReReadLoops findReReadLoops(const KernelInfo &K, ASTContext &AC,
+                            ReReadShapes Shapes) {
   ReReadLoops Out;
   ParentMap PM(K.Decl->getBody());
   for (const BoundNodes &N :
        match(findAll(compoundStmt().bind("c")), *K.Decl->getBody(), AC))
-    matchCompound(K, N.getNodeAs<CompoundStmt>("c"), PM, AC, Serial, Out);
+    matchCompound(K, N.getNodeAs<CompoundStmt>("c"), PM, AC, Shapes, Out);
   return Out;
 }
 

@@ -67,10 +67,22 @@ struct ReReadLoops {
   bool SawReRead = false;
 };
 
-/// The groups of K's body (every compound statement of it). With Serial,
-/// loops that each thread runs from 0 in steps of 1 form groups too.
+/// Which loops form groups.
+enum class ReReadShapes {
+  /// Block-stride loops, from threadIdx.x by blockDim.x (the caches'
+  /// rewrites index their cached loops so).
+  BlockStride,
+  /// Also loops each thread runs from 0 in steps of 1.
+  BlockStrideOrSerial,
+  /// Any counted loops with the same start, step and bound, each one value
+  /// for the whole kernel (`for (int i = lane; i < n; i += 32)`), pragmas
+  /// allowed: for a caller that keeps the loops' headers as they are.
+  SameIterations,
+};
+
+/// The groups of K's body (every compound statement of it).
 ReReadLoops findReReadLoops(const KernelInfo &K, clang::ASTContext &AC,
-                            bool Serial = false);
+                            ReReadShapes Shapes = ReReadShapes::BlockStride);
 
 /// The largest value Loop's bound can have when Loop runs: a constant
 /// bound, or a guard `if (n > C) return;` (or `n >= C`, `C < n`, `C <= n`,

@@ -191,3 +191,46 @@ __global__ void sum_squares(const float *__restrict__ x, float *out, int n) {
     q += x[i] * x[i];
   out[threadIdx.x] = q + s;
 }
+
+// Loops of any stride that start and step alike (a warp a row, lane loops;
+// the stride in a local), a pragma on the first: the shift's read and the
+// sums go before the pragma.
+// CHECK: one-pass-variance.cu:[[@LINE+13]]:3: remark: the squared deviations of 'row[i]' from 'm' come from sums the loop at [[@LINE+8]]:3 accumulates
+__global__ void warp_rows(const float *__restrict__ x, float *out, int rows,
+                          int n) {
+  int w = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  int stride = 32;
+  const float *row = x + (long long)w * n;
+  float sum = 0.f;
+#pragma unroll 4
+  for (int i = lane; i < n; i += stride)
+    sum += row[i];
+  for (int o = 16; o > 0; o >>= 1)
+    sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  float m = sum / n, var = 0.f;
+  for (int i = lane; i < n; i += stride) { float d = row[i] - m; var += d * d; }
+  out[w] = var;
+}
+// OUT-LABEL: void warp_rows(
+// OUT:      float sum = 0.f;
+// OUT-NEXT: float kopt_var_k = 0.0f;
+// OUT-NEXT: {
+// OUT-NEXT:   int i = lane;
+// OUT:      unsigned long long kopt_var_n = 0;
+// OUT-NEXT: #pragma unroll 4
+// OUT-NEXT: for (int i = lane; i < n; i += stride) {
+// OUT-NEXT:   sum += row[i];
+// OUT-NEXT:   float kopt_var_d = row[i] - kopt_var_k;
+
+// The loops start alike but step differently: not the same iterations.
+// CHECK: one-pass-variance.cu:[[@LINE+8]]:11: remark: variance not computed in one pass: 'x[i]' is read again at {{.*}}, but the loops at [[@LINE+4]]:3 and [[@LINE+7]]:3 divide their iterations differently
+__global__ void other_steps(const float *__restrict__ x, float *out, int n) {
+  int lane = threadIdx.x % 32;
+  float s = 0.f;
+  for (int i = lane; i < n; i += 32)
+    s += x[i];
+  float v = 0.f;
+  for (int i = lane; i < n; i += 64)
+    v += (x[i] - s) * (x[i] - s);
+  out[threadIdx.x] = v;
+}

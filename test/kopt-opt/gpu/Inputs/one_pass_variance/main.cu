@@ -1,7 +1,8 @@
 // Two-pass variances for one-pass-variance's GPU test: a block-per-group
 // layer norm (block-stride loops, a shared-memory tree, the variance and
-// the normalized group stored), the same over double in a template, and a
-// thread-per-row norm (serial loops, an fmaf update). Each case compares
+// the normalized group stored), the same over double in a template, a
+// thread-per-row norm (serial loops, an fmaf update) and a warp-per-row
+// norm (lane loops, a pragma). Each case compares
 // the variances and outputs with a double-precision host reference and
 // prints "ok" or "BAD" with the errors; the data have a mean of 0 and of
 // 1000 (a variance of about 1 under a mean of 1000 is what a sum of
@@ -103,10 +104,38 @@ __global__ void row_norm(const float *__restrict__ x, float *__restrict__ y,
     y[(long long)r * c + i] = s * (row[i] - m);
 }
 
+// A warp a row: lane loops, the first under a pragma.
+__global__ void warp_norm(const float *__restrict__ x, float *__restrict__ y,
+                          float *__restrict__ var, int rows, int c) {
+  int w = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  if (w >= rows)
+    return;
+  const float *row = x + (long long)w * c;
+  float sum = 0.0f;
+#pragma unroll 4
+  for (int i = lane; i < c; i += 32)
+    sum += row[i];
+  for (int o = 16; o > 0; o >>= 1)
+    sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  const float m = sum / c;
+  float v = 0.0f;
+  for (int i = lane; i < c; i += 32) {
+    float d = row[i] - m;
+    v += d * d;
+  }
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  if (lane == 0)
+    var[w] = v / c;
+  const float s = rsqrtf(v / c + 1e-5f);
+  for (int i = lane; i < c; i += 32)
+    y[(long long)w * c + i] = s * (row[i] - m);
+}
+
 static int Bad = 0;
 /// The largest errors per kernel and offset, printed to stderr at the end
 /// (the tolerances' margins; stdout is compared between builds).
-static double Worst[3][2][2];
+static double Worst[4][2][2];
 
 /// Deterministic data: offset plus a value in [-1.7, 1.7].
 template <typename T> std::vector<T> data(size_t count, double offset) {
@@ -142,7 +171,10 @@ void reference(const std::vector<T> &h, int groups, int n,
 void report(const char *what, int groups, int n, int threads, double offset,
             double varErr, double outErr, double varTol, double outTol) {
   bool Ok = varErr <= varTol && outErr <= outTol;
-  int K = what[0] == 'r' ? 2 : std::strchr(what, '<') ? 1 : 0;
+  int K = what[0] == 'w'           ? 3
+          : what[0] == 'r'         ? 2
+          : std::strchr(what, '<') ? 1
+                                   : 0;
   double *W = Worst[K][offset != 0];
   W[0] = std::fmax(W[0], varErr);
   W[1] = std::fmax(W[1], outErr);
@@ -176,14 +208,15 @@ void runBlock(int groups, int n, int threads, double offset) {
     for (int i = 0; i < n; ++i) {
       double want = (h[(size_t)g * n + i] - mean[g]) * rstd;
       double got = hy[(size_t)g * n + i];
-      outErr = std::fmax(outErr, std::isnan(got) ? 1e30 : std::fabs(got - want));
+      outErr =
+          std::fmax(outErr, std::isnan(got) ? 1e30 : std::fabs(got - want));
     }
   }
   if (n == 0) // 0 / 0: the variance is NaN, as the original's
     varErr = std::isnan(hv[0]) ? 0 : 1;
   double scale = 1 + offset / 100;
-  report("block_norm", groups, n, threads, offset, varErr, outErr,
-         1e-4 * scale, 1e-4 * scale);
+  report("block_norm", groups, n, threads, offset, varErr, outErr, 1e-4 * scale,
+         1e-4 * scale);
   cudaFree(x);
   cudaFree(y);
   cudaFree(v);
@@ -211,7 +244,7 @@ void runDouble(int groups, int n, int threads, double offset) {
   cudaFree(v);
 }
 
-void runRows(int rows, int c, double offset) {
+void runRows(int rows, int c, double offset, bool Warps) {
   size_t count = (size_t)rows * c;
   std::vector<float> h = data<float>(count, offset);
   std::vector<double> mean, var;
@@ -223,7 +256,10 @@ void runRows(int rows, int c, double offset) {
   cudaMemcpy(x, h.data(), count * 4, cudaMemcpyHostToDevice);
   cudaMemset(y, 0xff, count * 4 + 4);
   cudaMemset(v, 0xff, rows * 4);
-  row_norm<<<(rows + 127) / 128, 128>>>(x, y, v, rows, c);
+  if (Warps)
+    warp_norm<<<(rows + 3) / 4, 128>>>(x, y, v, rows, c);
+  else
+    row_norm<<<(rows + 127) / 128, 128>>>(x, y, v, rows, c);
   std::vector<float> hy(count), hv(rows);
   cudaMemcpy(hy.data(), y, count * 4, cudaMemcpyDeviceToHost);
   cudaMemcpy(hv.data(), v, rows * 4, cudaMemcpyDeviceToHost);
@@ -234,13 +270,14 @@ void runRows(int rows, int c, double offset) {
     for (int i = 0; i < c; ++i) {
       double got = hy[(size_t)r * c + i];
       double want = s * (h[(size_t)r * c + i] - mean[r]);
-      outErr = std::fmax(outErr, std::isnan(got) ? 1e30 : std::fabs(got - want));
+      outErr =
+          std::fmax(outErr, std::isnan(got) ? 1e30 : std::fabs(got - want));
     }
   }
   // Serial float sums of c elements: c ulps of the mean's size at worst.
   double scale = (1 + offset / 100) * (1 + c / 1000.0);
-  report("row_norm", rows, c, 1, offset, varErr, outErr, 1e-4 * scale,
-         1e-4 * scale);
+  report(Warps ? "warp_norm" : "row_norm", rows, c, Warps ? 32 : 1, offset,
+         varErr, outErr, 1e-4 * scale, 1e-4 * scale);
   cudaFree(x);
   cudaFree(y);
   cudaFree(v);
@@ -257,14 +294,16 @@ int main() {
       runDouble(5, n, 256, offset);
     for (int rows : {1, 7, 1000})
       for (int c : {1, 5, 768, 3000})
-        runRows(rows, c, offset);
+        for (bool Warps : {false, true})
+          runRows(rows, c, offset, Warps);
   }
   if (cudaError_t E = cudaDeviceSynchronize(); E != cudaSuccess) {
     std::printf("CUDA error: %s\n", cudaGetErrorString(E));
     return 1;
   }
-  const char *Names[] = {"block_norm", "block_var_t<double>", "row_norm"};
-  for (int K = 0; K < 3; ++K)
+  const char *Names[] = {"block_norm", "block_var_t<double>", "row_norm",
+                         "warp_norm"};
+  for (int K = 0; K < 4; ++K)
     for (int O = 0; O < 2; ++O)
       std::fprintf(stderr, "%s offset=%d: worst var %.3g out %.3g\n", Names[K],
                    O ? 1000 : 0, Worst[K][O][0], Worst[K][O][1]);
