@@ -135,6 +135,26 @@ bool isSerialLoop(const ForStmt *For, const Stmt *Body, ASTContext &AC) {
 /// Vars gets the variables it reads.
 std::string checkStable(const Expr *E, const ForStmt *For, const Stmt *Body,
                         ASTContext &AC, std::vector<const VarDecl *> &Vars) {
+  // `warp.thread_rank()`, `warp.size()`: a const or static member
+  // function of a cooperative_groups group, without arguments, on a local
+  // group the kernel never changes.
+  if (const auto *Call = dyn_cast<CallExpr>(stripCasts(E));
+      Call && Call->getNumArgs() == 0) {
+    const auto *Member =
+        dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParenImpCasts());
+    const auto *M =
+        Member ? dyn_cast<CXXMethodDecl>(Member->getMemberDecl()) : nullptr;
+    const VarDecl *Group =
+        Member ? referencedVar(Member->getBase()->IgnoreParenImpCasts())
+               : nullptr;
+    if (M && (M->isConst() || M->isStatic()) && Group &&
+        Group->hasLocalStorage() && !isModifiedIn(Group, Body) &&
+        StringRef(M->getParent()->getQualifiedNameAsString())
+            .starts_with("cooperative_groups::")) {
+      Vars.push_back(Group);
+      return "";
+    }
+  }
   return checkIndex(E, matchCountedLoop(For)->Var, For, Body, AC, Vars);
 }
 
