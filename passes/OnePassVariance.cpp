@@ -277,13 +277,22 @@ class OnePassVariancePass : public KernelPass<OnePassVarianceOptions> {
     return std::make_pair(unsigned(Hash), R->second);
   }
 
+  /// The start of Offset's line when only blanks precede Offset on it.
+  static std::optional<unsigned> ownLine(StringRef Code, unsigned Offset) {
+    size_t Line = Code.rfind('\n', Offset);
+    Line = Line == StringRef::npos ? 0 : Line + 1;
+    if (!Code.slice(Line, Offset).trim().empty())
+      return std::nullopt;
+    return unsigned(Line);
+  }
+
   /// A's indentation, its body's, and one level.
   struct Layout {
     std::string In, BodyIn, Step;
   };
   static Layout layout(const ForStmt *A, StringRef Code, ASTContext &AC) {
     Layout L;
-    std::optional<std::pair<unsigned, unsigned>> AR = loopOffsets(A, AC);
+    std::optional<std::pair<unsigned, unsigned>> AR = stmtOffsets(A, AC);
     L.In = AR ? indentAt(Code, AR->first) : "";
     L.BodyIn = L.In + "  ";
     if (const auto *CS = dyn_cast<CompoundStmt>(A->getBody());
@@ -296,8 +305,8 @@ class OnePassVariancePass : public KernelPass<OnePassVarianceOptions> {
     return L;
   }
 
-  /// Before A: the shift (the element A reads first, when it runs) and
-  /// the sums, zero.
+  /// Before A, whole lines: the shift (the element A reads first, when it
+  /// runs) and the sums, zero.
   static std::string sumsBefore(const Fold &F, const ForStmt *A,
                                 const Layout &L, ASTContext &AC) {
     PrintingPolicy PP(AC.getLangOpts());
@@ -305,14 +314,14 @@ class OnePassVariancePass : public KernelPass<OnePassVarianceOptions> {
     CountedLoop CL = *matchCountedLoop(A);
     std::string Zero = literal(F.Type, "0");
     const std::string &In = L.In, &Step = L.Step;
-    return F.Type + " " + F.K + " = " + Zero + ";\n" + In + "{\n" + In + Step +
-           typeAsWritten(CL.Var->getType().getUnqualifiedType(), PP) + " " +
-           CL.Var->getNameAsString() + " = " +
+    return In + F.Type + " " + F.K + " = " + Zero + ";\n" + In + "{\n" + In +
+           Step + typeAsWritten(CL.Var->getType().getUnqualifiedType(), PP) +
+           " " + CL.Var->getNameAsString() + " = " +
            sourceText(CL.Init->getSourceRange(), AC) + ";\n" + In + Step +
            "if (" + sourceText(A->getCond()->getSourceRange(), AC) + ")\n" +
            In + Step + Step + F.K + " = " + element(F, AC) + ";\n" + In +
            "}\n" + In + F.Type + " " + F.S + " = " + Zero + ", " + F.Q + " = " +
-           Zero + ";\n" + In + "unsigned long long " + F.N + " = 0;\n" + In;
+           Zero + ";\n" + In + "unsigned long long " + F.N + " = 0;\n";
   }
 
   /// At the end of A's body: the shifted element into the sums.
@@ -363,9 +372,14 @@ class OnePassVariancePass : public KernelPass<OnePassVarianceOptions> {
         Order.push_back(A);
       Before += sumsBefore(F, A, L, AC);
       Tail += sumsInLoop(F, L, AC);
-      std::string Closed = closedForm(F, indentAt(Code, BR->first), L.Step, AC);
-      if (Error E =
-              Edits.replaceChars(BR->first, BR->second - BR->first, Closed)) {
+      std::string BIn = indentAt(Code, stmtOffsets(F.B.Loop, AC)->first);
+      std::string Closed = closedForm(F, BIn, L.Step, AC);
+      unsigned From = BR->first;
+      if (std::optional<unsigned> Line = ownLine(Code, From)) {
+        From = *Line;
+        Closed = BIn + Closed;
+      }
+      if (Error E = Edits.replaceChars(From, BR->second - From, Closed)) {
         Fail(Loc, toString(std::move(E)));
         return;
       }
@@ -380,8 +394,11 @@ class OnePassVariancePass : public KernelPass<OnePassVarianceOptions> {
         Fail(ALoc, "the loop's body is written in a macro");
         return;
       }
-      std::string In = indentAt(Code, AR->first);
-      Error E = Edits.replaceChars(AR->first, 0, Before);
+      std::string In = layout(A, Code, AC).In;
+      std::optional<unsigned> Line = ownLine(Code, AR->first);
+      Error E = Line ? Edits.replaceChars(*Line, 0, Before)
+                     : Edits.replaceChars(AR->first, 0,
+                                          Before.substr(In.size()) + In);
       if (!E) {
         if (isa<CompoundStmt>(A->getBody())) {
           // Before the closing brace, after the last statement.
