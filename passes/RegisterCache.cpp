@@ -28,7 +28,8 @@
 //
 // Legality (each failure is a missed remark):
 //   * x is a `__restrict__` pointer parameter the kernel only reads through
-//     `x[...]`: the restrict promise then says no object read through x is
+//     `x[...]` (or CUDA's load intrinsics, `__ldg(&x[i])`, kept as they
+//     are): the restrict promise then says no object read through x is
 //     written during the kernel, by any pointer of any thread; or a row
 //     pointer fixed to such a parameter (`const T *row = x + off;`, never
 //     changed), when every use of x and of its rows is a read or a row's

@@ -283,6 +283,25 @@ std::vector<const VarDecl *> rowsOf(const ParmVarDecl *P, const KernelInfo &K,
   return Rows;
 }
 
+/// The arguments of K's calls of CUDA's load intrinsics (`__ldcs(x + c)`,
+/// `__ldg(&x[i])`): pointers to const, read through.
+std::vector<const Expr *> intrinsicLoadArgs(const KernelInfo &K,
+                                            ASTContext &AC) {
+  std::vector<const Expr *> Args;
+  for (const BoundNodes &B :
+       match(findAll(callExpr(callee(functionDecl(
+                                  hasAnyName("__ldg", "__ldcs", "__ldca",
+                                             "__ldcg", "__ldlu", "__ldcv"))))
+                         .bind("c")),
+             *K.Decl->getBody(), AC)) {
+    const auto *C = B.getNodeAs<CallExpr>("c");
+    if (C->getNumArgs() == 1 &&
+        C->getArg(0)->getType()->getPointeeType().isConstQualified())
+      Args.push_back(C->getArg(0));
+  }
+  return Args;
+}
+
 /// Why the kernel's reads through Base (the parameter P, or a row pointer
 /// fixed to it) cannot be cached, or "". Every use of P and of the rows
 /// fixed to it must be a read `p[...]` or the declaration of such a row:
@@ -292,6 +311,7 @@ std::string checkPointer(const VarDecl *Base, const ParmVarDecl *P,
   std::string Name = P->getNameAsString();
   const ParamInfo *PI = K.param(Name);
   std::vector<const VarDecl *> Rows = rowsOf(P, K, AC);
+  std::vector<const Expr *> Loaded = intrinsicLoadArgs(K, AC);
   if (Base != P && !llvm::is_contained(Rows, Base))
     return "'" + Base->getNameAsString() +
            "' is assigned after its declaration";
@@ -308,6 +328,11 @@ std::string checkPointer(const VarDecl *Base, const ParmVarDecl *P,
     });
     if (DeclaresRow) // `&x[off]`: counted as the row's declaration below
       continue;
+    if (llvm::any_of(Loaded, [&](const Expr *Arg) {
+          return contains(Arg->getSourceRange(), A.Expr->getBeginLoc(),
+                          AC.getSourceManager());
+        })) // `__ldg(&x[i])`: counted with the intrinsics' reads below
+      continue;
     if (A.K == AccessInfo::AddressOf)
       return "the address of an element of '" + A.Base + "' is taken (at " +
              str(A.Loc) + ")";
@@ -321,6 +346,8 @@ std::string checkPointer(const VarDecl *Base, const ParmVarDecl *P,
   Pointers.insert(Pointers.end(), Rows.begin(), Rows.end());
   for (const VarDecl *X : Pointers) {
     size_t Explained = Reads[X];
+    for (const Expr *Arg : Loaded)
+      Explained += countReferences(Arg, X);
     for (const VarDecl *Row : Rows)
       if (Row != X)
         Explained += countReferences(Row->getInit(), X);

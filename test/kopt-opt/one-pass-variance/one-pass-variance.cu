@@ -234,3 +234,18 @@ __global__ void other_steps(const float *__restrict__ x, float *out, int n) {
     v += (x[i] - s) * (x[i] - s);
   out[threadIdx.x] = v;
 }
+
+// The elements also read through CUDA's load intrinsics (__ldg, __ldcs, as
+// llm.c's kernels read their last loop): reads, not writes.
+// CHECK: one-pass-variance.cu:[[@LINE+7]]:3: remark: the squared deviations of 'x[i]' from 'm'
+__global__ void ldg_norm(const float *__restrict__ x, float *__restrict__ y,
+                         int n) {
+  float s = 0.f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    s += x[i];
+  float m = s / n, v = 0.f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    v += (x[i] - m) * (x[i] - m);
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    y[i] = (__ldg(&x[i]) - m) * v + __ldcs(x + i);
+}
