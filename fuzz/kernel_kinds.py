@@ -369,19 +369,33 @@ def render_blockred(s, name, o):
     k.append("    %s v = %s;" % (a, v))
     k.append("    " + accumulate(s, a, "s", "v", op))
     k.append("  }")
-    if s["norm"] == "bcast" and s["combine"] == "tree":
-        block_tree(s, a, op, k, None)
-        k.append("  float mean = buf[0] / cols;")
+    if s["norm"]:
+        if s["norm"] == "bcast" and s["combine"] == "tree":
+            block_tree(s, a, op, k, None)
+            k.append("  float mean = buf[0] / cols;")
+            mean = "mean"
+        else:
+            k.append("  __shared__ float mean_s;")
+            block_tree(s, a, op, k, lambda r: "mean_s = %s / cols;" % r)
+            k.append("  __syncthreads();")
+            mean = "mean_s"
+        scale = "alpha"
+        if s.get("var"):  # a two-pass variance: squared deviations, a tree
+            k.append("  %s s2 = 0;" % a)
+            k.append("  for (int c = tid; c < %s; c += blockDim.x) {" % width)
+            k.append("    %s d = %s - %s;" % (a, v, mean))
+            k.append("    s2 += d * d;")
+            k.append("  }")
+            k.append("  __shared__ float var_s;")
+            k.append("  {")
+            k.append("  %s s = s2;" % a)
+            block_tree(s, a, "sum", k, lambda r: "var_s = %s / cols;" % r)
+            k.append("  }")
+            k.append("  __syncthreads();")
+            scale = "rsqrtf(var_s + 1e-5f) * alpha"
         k.append("  for (int c = tid; c < cols; c += blockDim.x)")
         k.append("    out[row * cols + c] = %s;"
-                 % store(dt, "(%s - mean) * alpha" % v))
-    elif s["norm"]:
-        k.append("  __shared__ float mean_s;")
-        block_tree(s, a, op, k, lambda r: "mean_s = %s / cols;" % r)
-        k.append("  __syncthreads();")
-        k.append("  for (int c = tid; c < cols; c += blockDim.x)")
-        k.append("    out[row * cols + c] = %s;"
-                 % store(dt, "(%s - mean_s) * alpha" % v))
+                 % store(dt, "(%s - %s) * %s" % (v, mean, scale)))
     else:
         if s.get("parts"):  # written before the tree reads s
             k.append("  parts[row * blockDim.x + tid] = s;")
