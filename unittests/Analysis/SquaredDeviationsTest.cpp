@@ -1,0 +1,156 @@
+//===- SquaredDeviationsTest.cpp - Loops that sum squared deviations ------===//
+
+#include "kopt/Analysis/SquaredDeviations.h"
+#include "kopt/Analysis/KernelInfo.h"
+
+#include "../ParseHelper.h"
+#include "../TestHelpers.h"
+
+#include "clang/Frontend/ASTUnit.h"
+
+using namespace kopt;
+
+namespace {
+
+/// Kernel `k` with Body, its for loops in source order.
+struct Loops {
+  llvm::Expected<ParsedSource> Parsed;
+  const clang::FunctionDecl *F = nullptr;
+  std::vector<const clang::ForStmt *> For;
+  std::vector<const clang::IfStmt *> If;
+
+  explicit Loops(const std::string &Body)
+      : Parsed(testFrontend().parse(
+            "/virtual/k.cu",
+            "__global__ void k(const float *__restrict__ x, float *y, int n, "
+            "float mean) {\n" +
+                Body + "\n}\n")) {
+    EXPECT_TRUE(static_cast<bool>(Parsed)) << messageOf(Parsed.takeError());
+    if (!Parsed)
+      return;
+    ProgramInfo Info = analyzeProgram(*Parsed, "sm_90");
+    EXPECT_EQ(Info.Kernels.size(), 1u);
+    if (Info.Kernels.empty())
+      return;
+    F = Info.Kernels[0].Decl;
+    forEachSubStmt(F->getBody(), [&](const clang::Stmt *S) {
+      if (const auto *L = llvm::dyn_cast<clang::ForStmt>(S))
+        For.push_back(L);
+      if (const auto *I = llvm::dyn_cast<clang::IfStmt>(S))
+        If.push_back(I);
+    });
+  }
+
+  clang::ASTContext &ctx() { return Parsed->Device->getASTContext(); }
+
+  /// What the last loop is: "none", "refused: ..." or "v <- elem - centre".
+  std::string last() {
+    if (For.empty())
+      return "no loop";
+    auto M = matchSquaredDeviations(For.back(), ctx());
+    if (!M)
+      return "none";
+    if (const auto *R = std::get_if<Refusal>(&*M))
+      return "refused: " + R->Message;
+    const auto &D = std::get<SquaredDeviationLoop>(*M);
+    return D.Acc->getNameAsString() + " <- " +
+           sourceText(D.Element->getSourceRange(), ctx()) + " - " +
+           sourceText(D.Center->getSourceRange(), ctx());
+  }
+};
+
+const char *Loop = "for (int i = threadIdx.x; i < n; i += blockDim.x)";
+
+TEST(SquaredDeviationsTest, TheSpellingsOfASquaredDeviation) {
+  EXPECT_EQ(Loops("float v = 0;\n" + std::string(Loop) +
+                  " { float d = x[i] - mean; v += d * d; }\ny[0] = v;")
+                .last(),
+            "v <- x[i] - mean");
+  EXPECT_EQ(Loops("float v = 0;\n" + std::string(Loop) +
+                  " v += (x[i] - mean) * (x[i] - mean);\ny[0] = v;")
+                .last(),
+            "v <- x[i] - mean");
+  EXPECT_EQ(Loops("float v = 0;\n" + std::string(Loop) +
+                  " { float xi = x[i]; float d = mean - xi; "
+                  "v = fmaf(d, d, v); }\ny[0] = v;")
+                .last(),
+            "v <- x[i] - mean");
+  EXPECT_EQ(Loops("double v = 0;\n" + std::string(Loop) +
+                  " { float d = x[i] - mean; v = v + d * d; }\ny[0] = v;")
+                .last(),
+            "v <- x[i] - mean");
+}
+
+TEST(SquaredDeviationsTest, SumsOfSquaresAreNoCandidates) {
+  EXPECT_EQ(Loops("float q = 0;\n" + std::string(Loop) +
+                  " q += x[i] * x[i];\ny[0] = q;")
+                .last(),
+            "none");
+  EXPECT_EQ(Loops("float q = 0;\n" + std::string(Loop) +
+                  " q += (x[i] - mean) * x[i];\ny[0] = q;")
+                .last(),
+            "none");
+}
+
+TEST(SquaredDeviationsTest, RefusesWhatIsMoreThanTheSum) {
+  EXPECT_EQ(Loops("float v = 0, a = 0;\n" + std::string(Loop) +
+                  " { float d = x[i] - mean; v += d * d; a += d; }\n"
+                  "y[0] = v + a;")
+                .last(),
+            "refused: the loop at 3:1 does more than add squared deviations "
+            "to 'v' (at 3:88)");
+  EXPECT_EQ(Loops("float v = 0;\n" + std::string(Loop) +
+                  " v += (x[i] - y[i]) * (x[i] - y[i]);\ny[0] = v;")
+                .last(),
+            "refused: the loop at 3:1 adds the square of 'x[i] - y[i]', not "
+            "the difference of an element and a value the loop does not "
+            "change");
+  EXPECT_EQ(Loops("int v = 0;\n" + std::string(Loop) +
+                  " v += (n - i) * (n - i);\ny[0] = v;")
+                .last(),
+            "refused: the loop at 3:1 adds to 'v', which is not a local "
+            "floating-point scalar");
+}
+
+TEST(SquaredDeviationsTest, TheClosedFormIsAFoldOfTheLoopsSums) {
+  const std::string Sums =
+      "float k = x[0];\nfloat s = 0, q = 0;\nunsigned long long c = 0;\n" +
+      std::string(Loop) +
+      " {\n  float d = x[i] - k;\n  s += d;\n  q += d * d;\n  ++c;\n}\n"
+      "float v = 0;\n";
+  const std::string Closed = "if (c != 0) {\n  const float m = mean - k;\n"
+                             "  v += q - m * (2.0f * s - (float)c * m);\n}\n"
+                             "y[0] = v;";
+  Loops Good(Sums + Closed);
+  ASSERT_EQ(Good.For.size(), 1u);
+  ASSERT_FALSE(Good.If.empty());
+  auto Fold =
+      matchVarianceFold(Good.If.back(), Good.For[0], Good.F, Good.ctx());
+  ASSERT_TRUE(Fold.has_value());
+  EXPECT_EQ(Fold->Into->getName(), "v");
+  EXPECT_EQ(Fold->Sum->getName(), "s");
+  EXPECT_EQ(Fold->Squares->getName(), "q");
+  EXPECT_EQ(Fold->Count->getName(), "c");
+
+  // The shift changed after the loop: the form no longer cancels it.
+  Loops Moved(Sums + "k = 0;\n" + Closed);
+  EXPECT_FALSE(
+      matchVarianceFold(Moved.If.back(), Moved.For[0], Moved.F, Moved.ctx())
+          .has_value());
+  // 3 s instead of 2 s.
+  std::string Three = Closed;
+  Three.replace(Three.find("2.0f"), 4, "3.0f");
+  Loops Wrong(Sums + Three);
+  EXPECT_FALSE(
+      matchVarianceFold(Wrong.If.back(), Wrong.For[0], Wrong.F, Wrong.ctx())
+          .has_value());
+  // A sum the loop also updates elsewhere.
+  std::string Twice = Sums;
+  Twice.replace(Twice.find("++c;"), 4, "++c; s += 1;");
+  Loops Extra(Twice + Closed);
+  EXPECT_FALSE(
+      matchVarianceFold(Extra.If.back(), Extra.For[0], Extra.F, Extra.ctx())
+          .has_value());
+}
+
+} // namespace
