@@ -26,11 +26,27 @@ SmallVector<const Stmt *, 4> statementsOf(const Stmt *Body) {
   return Out;
 }
 
+/// E with parentheses and implicit casts stripped and the loop's locals
+/// (in Locals) replaced by their initializers.
+const Expr *resolve(const Expr *E,
+                    const SmallPtrSetImpl<const VarDecl *> &Locals) {
+  for (;;) {
+    E = E->IgnoreParenImpCasts();
+    const VarDecl *V = referencedVar(E);
+    if (!V || !Locals.count(V))
+      return E;
+    E = V->getInit();
+  }
+}
+
 /// What the update statement S adds to an outer variable, as the two
-/// factors of a product: `v += a * b`, `v = v + a * b`, `v = a * b + v`,
-/// `v = fmaf(a, b, v)` (fma, __fmaf_rn, __fma_rn). Sets Acc.
+/// factors of a square: `v += a * b`, `v = v + a * b`, `v = a * b + v`,
+/// `v = fmaf(a, b, v)` (fma, __fmaf_rn, __fma_rn), `v += powf(a, 2)` (pow,
+/// __powf; a twice), the added term also through the loop's locals
+/// (`float sq = d * d; v += sq;`). Sets Acc.
 std::optional<std::pair<const Expr *, const Expr *>>
-addedProduct(const Stmt *S, const VarDecl *&Acc) {
+addedProduct(const Stmt *S, const VarDecl *&Acc,
+             const SmallPtrSetImpl<const VarDecl *> &Locals) {
   const auto *E = dyn_cast<Expr>(S);
   if (!E)
     return std::nullopt;
@@ -40,12 +56,23 @@ addedProduct(const Stmt *S, const VarDecl *&Acc) {
   const VarDecl *V = referencedVar(B->getLHS()->IgnoreParens());
   if (!V)
     return std::nullopt;
-  auto Product = [](const Expr *X)
+  auto Product = [&](const Expr *X)
       -> std::optional<std::pair<const Expr *, const Expr *>> {
-    const auto *M = dyn_cast<BinaryOperator>(X->IgnoreParenImpCasts());
-    if (!M || M->getOpcode() != BO_Mul)
-      return std::nullopt;
-    return std::make_pair(M->getLHS(), M->getRHS());
+    X = resolve(X, Locals);
+    if (const auto *M = dyn_cast<BinaryOperator>(X);
+        M && M->getOpcode() == BO_Mul)
+      return std::make_pair(M->getLHS(), M->getRHS());
+    const auto *Call = dyn_cast<CallExpr>(X);
+    const FunctionDecl *F = Call ? Call->getDirectCallee() : nullptr;
+    StringRef Name = F ? F->getName() : "";
+    Expr::EvalResult Two;
+    if (Call && Call->getNumArgs() == 2 &&
+        (Name == "powf" || Name == "pow" || Name == "__powf") &&
+        Call->getArg(1)->EvaluateAsRValue(Two, F->getASTContext()) &&
+        (Two.Val.isFloat() ? Two.Val.getFloat().isExactlyValue(2.0)
+                           : Two.Val.isInt() && Two.Val.getInt() == 2))
+      return std::make_pair(Call->getArg(0), Call->getArg(0));
+    return std::nullopt;
   };
   std::optional<std::pair<const Expr *, const Expr *>> Out;
   if (B->getOpcode() == BO_AddAssign) {
@@ -71,19 +98,6 @@ addedProduct(const Stmt *S, const VarDecl *&Acc) {
   if (Out)
     Acc = V;
   return Out;
-}
-
-/// E with parentheses and implicit casts stripped and the loop's locals
-/// (in Locals) replaced by their initializers.
-const Expr *resolve(const Expr *E,
-                    const SmallPtrSetImpl<const VarDecl *> &Locals) {
-  for (;;) {
-    E = E->IgnoreParenImpCasts();
-    const VarDecl *V = referencedVar(E);
-    if (!V || !Locals.count(V))
-      return E;
-    E = V->getInit();
-  }
 }
 
 /// The load under the conversions an element may be written with:
@@ -279,7 +293,7 @@ matchSquaredDeviations(const ForStmt *Loop, ASTContext &AC) {
   std::pair<const Expr *, const Expr *> Factors;
   for (const Stmt *S : Stmts) {
     const VarDecl *V = nullptr;
-    auto P = addedProduct(S, V);
+    auto P = addedProduct(S, V, Locals);
     if (!P || Locals.count(V) || V == CL->Var)
       continue;
     const Expr *X = resolve(P->first, Locals), *Y = resolve(P->second, Locals);

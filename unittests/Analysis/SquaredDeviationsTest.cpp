@@ -81,6 +81,22 @@ TEST(SquaredDeviationsTest, TheSpellingsOfASquaredDeviation) {
             "v <- x[i] - mean");
 }
 
+TEST(SquaredDeviationsTest, PowersOfTwoAndSquaresInLocals) {
+  EXPECT_EQ(Loops("float v = 0;\n" + std::string(Loop) +
+                  " v += powf(x[i] - mean, 2.0f);\ny[0] = v;")
+                .last(),
+            "v <- x[i] - mean");
+  EXPECT_EQ(Loops("float v = 0;\n" + std::string(Loop) +
+                  " { float d = x[i] - mean; float sq = d * d; v += sq; }\n"
+                  "y[0] = v;")
+                .last(),
+            "v <- x[i] - mean");
+  EXPECT_EQ(Loops("float v = 0;\n" + std::string(Loop) +
+                  " v += powf(x[i] - mean, 3.0f);\ny[0] = v;")
+                .last(),
+            "none");
+}
+
 TEST(SquaredDeviationsTest, SumsOfSquaresAreNoCandidates) {
   EXPECT_EQ(Loops("float q = 0;\n" + std::string(Loop) +
                   " q += x[i] * x[i];\ny[0] = q;")

@@ -7,7 +7,8 @@
 //   for (int i = threadIdx.x; i < n; i += blockDim.x) {
 //     float d = x[i] - mean;   // locals that only feed the update
 //     v += d * d;              // or v = v + d*d, v = fmaf(d, d, v),
-//   }                          //    v += (x[i] - mean) * (x[i] - mean)
+//   }                          //    v += (x[i] - mean) * (x[i] - mean),
+//                              //    v += powf(d, 2), v += sq (sq = d*d)
 //
 // matchSquaredDeviations takes such a loop apart: the accumulator v (a local
 // floating-point scalar declared outside the loop), the element (x[i], with
