@@ -38,7 +38,7 @@
 //   }
 //   ...
 //   if (kopt_var_n != 0) {
-//     const float kopt_var_c = (mean) - kopt_var_k;
+//     const float kopt_var_c = mean - kopt_var_k;
 //     v += kopt_var_q - kopt_var_c * (2.0f * kopt_var_s -
 //                                     static_cast<float>(kopt_var_n) *
 //                                     kopt_var_c);
@@ -52,8 +52,9 @@
 //     its iterations, with the centre's value where B stood;
 //   * A is an earlier sibling loop that loads the same element on every
 //     iteration, over the same iterations, from a `__restrict__` pointer
-//     the kernel only reads (ReReadLoops.h, as register-cache): the values
-//     A sees are the values B would have read;
+//     the kernel only reads (ReReadLoops.h, as register-cache, in its
+//     SameIterations shape: the same start, step and bound, each one value
+//     for the kernel): the values A sees are the values B would have read;
 //   * A declares none of the names the element is written with (its text,
 //     B's counter included, is copied into A: ReReadLoops pairs only
 //     elements indexed alike, so A's counter has B's counter's name);
