@@ -2,9 +2,9 @@
 
 #include "kopt/Analysis/ReReadLoops.h"
 #include "kopt/Analysis/BodyHazards.h"
+#include "kopt/Analysis/CachedPointers.h"
 #include "kopt/Analysis/ControlFlow.h"
 #include "kopt/Analysis/CudaAST.h"
-#include "kopt/Analysis/LocalPointers.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMap.h"
@@ -266,115 +266,6 @@ readsIn(const ForStmt *Loop, const KernelInfo &K, ASTContext &AC) {
   return R;
 }
 
-/// The row pointers of K's body fixed to P (LocalPointers.h).
-std::vector<const VarDecl *> rowsOf(const ParmVarDecl *P, const KernelInfo &K,
-                                    ASTContext &AC) {
-  std::vector<const VarDecl *> Rows;
-  // (A Stmt-rooted findAll(varDecl()) does not see the declarations of a
-  // DeclStmt: match the statements.)
-  for (const BoundNodes &N :
-       match(findAll(declStmt().bind("d")), *K.Decl->getBody(), AC))
-    for (const Decl *D : N.getNodeAs<DeclStmt>("d")->decls())
-      if (const auto *V = dyn_cast<VarDecl>(D)) {
-        std::optional<LocalPointer> L = matchLocalPointer(V, K.Decl);
-        if (L && L->Param == P)
-          Rows.push_back(V);
-      }
-  return Rows;
-}
-
-/// The arguments of K's calls of CUDA's load intrinsics (`__ldcs(x + c)`,
-/// `__ldg(&x[i])`): pointers to const, read through.
-std::vector<const Expr *> intrinsicLoadArgs(const KernelInfo &K,
-                                            ASTContext &AC) {
-  std::vector<const Expr *> Args;
-  for (const BoundNodes &B :
-       match(findAll(callExpr(callee(functionDecl(
-                                  hasAnyName("__ldg", "__ldcs", "__ldca",
-                                             "__ldcg", "__ldlu", "__ldcv"))))
-                         .bind("c")),
-             *K.Decl->getBody(), AC)) {
-    const auto *C = B.getNodeAs<CallExpr>("c");
-    if (C->getNumArgs() == 1 &&
-        C->getArg(0)->getType()->getPointeeType().isConstQualified())
-      Args.push_back(C->getArg(0));
-  }
-  return Args;
-}
-
-/// Why the kernel's reads through Base (the parameter P, or a row pointer
-/// fixed to it) cannot be cached, or "". Every use of P and of the rows
-/// fixed to it must be a read `p[...]` or the declaration of such a row:
-/// then the only accesses to P's elements are the loads KernelInfo lists.
-std::string checkPointer(const VarDecl *Base, const ParmVarDecl *P,
-                         const KernelInfo &K, ASTContext &AC) {
-  std::string Name = P->getNameAsString();
-  const ParamInfo *PI = K.param(Name);
-  std::vector<const VarDecl *> Rows = rowsOf(P, K, AC);
-  std::vector<const Expr *> Loaded = intrinsicLoadArgs(K, AC);
-  if (Base != P && !llvm::is_contained(Rows, Base))
-    return "'" + Base->getNameAsString() +
-           "' is assigned after its declaration";
-  std::map<const VarDecl *, size_t> Reads;
-  for (const AccessInfo &A :
-       concat<const AccessInfo>(K.Accesses, K.LocalPointerAccesses)) {
-    if (A.BaseDecl != P)
-      continue;
-    bool DeclaresRow = llvm::any_of(Rows, [&](const VarDecl *Row) {
-      const auto *U =
-          dyn_cast<UnaryOperator>(Row->getInit()->IgnoreParenImpCasts());
-      return U && U->getOpcode() == UO_AddrOf &&
-             U->getSubExpr()->IgnoreParens() == A.Expr;
-    });
-    if (DeclaresRow) // `&x[off]`: counted as the row's declaration below
-      continue;
-    if (llvm::any_of(Loaded, [&](const Expr *Arg) {
-          return contains(Arg->getSourceRange(), A.Expr->getBeginLoc(),
-                          AC.getSourceManager());
-        })) // `__ldg(&x[i])`: counted with the intrinsics' reads below
-      continue;
-    if (A.K == AccessInfo::AddressOf)
-      return "the address of an element of '" + A.Base + "' is taken (at " +
-             str(A.Loc) + ")";
-    if (A.K != AccessInfo::Load)
-      return "'" + Name + "' is written" +
-             (A.Through ? " through '" + A.Base + "'" : std::string()) +
-             " (at " + str(A.Loc) + ")";
-    ++Reads[A.Through ? A.Through : P];
-  }
-  std::vector<const VarDecl *> Pointers = {P};
-  Pointers.insert(Pointers.end(), Rows.begin(), Rows.end());
-  for (const VarDecl *X : Pointers) {
-    size_t Explained = Reads[X];
-    for (const Expr *Arg : Loaded)
-      Explained += countReferences(Arg, X);
-    for (const VarDecl *Row : Rows)
-      if (Row != X)
-        Explained += countReferences(Row->getInit(), X);
-    if (countReferences(K.Decl->getBody(), X) != Explained)
-      return "'" + X->getNameAsString() + "' is used other than by reading '" +
-             X->getNameAsString() + "[...]'" +
-             (Rows.empty() ? "" : " or declaring a row pointer");
-  }
-  QualType Pointee = P->getType()->getPointeeType();
-  if (Pointee.isVolatileQualified() ||
-      Base->getType()->getPointeeType().isVolatileQualified())
-    return "'" + Base->getNameAsString() + "' points to volatile data";
-  if (!PI || !PI->Restrict)
-    return "'" + Name +
-           "' is not __restrict__: a store through another pointer may "
-           "change its elements between the loops";
-  QualType T = Pointee.getUnqualifiedType();
-  if (!T.isTriviallyCopyableType(AC))
-    return "its element type '" + PI->PointeeType +
-           "' is not trivially copyable";
-  if (const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
-      RD && !RD->hasTrivialDefaultConstructor())
-    return "its element type '" + PI->PointeeType +
-           "' has no trivial default constructor";
-  return "";
-}
-
 /// KernelInfo lists Key as read in A and read again in B (a row pointer's
 /// element read in both is: B follows A).
 bool isReRead(const KernelInfo &K, const ReReadKey &Key, const ForStmt *A,
@@ -476,7 +367,8 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
                          Again.Loc};
         };
         const ParmVarDecl *Root = ReadsB[KeyAB].front()->BaseDecl;
-        if (std::string W = checkPointer(KeyAB.Base, Root, K, AC); !W.empty()) {
+        if (std::string W = whyNotCacheable(KeyAB.Base, Root, K, AC);
+            !W.empty()) {
           Missed(HereKey(W));
           continue;
         }

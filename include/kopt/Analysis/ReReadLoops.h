@@ -1,14 +1,14 @@
 //===- ReReadLoops.h - Elements a later loop reads again --------*- C++ -*-===//
 //
-// The analysis behind register-cache and shared-cache: sibling
-// block-stride loops (or, on request, loops each thread runs whole) of one
-// compound statement where a later loop (B) reads
-// global elements an earlier one (A) read, at the same index for the same
-// loop variable, from a __restrict__ pointer the kernel only reads (or a
-// row pointer fixed to such a pointer, LocalPointers.h). Such
+// The analysis behind register-cache, shared-cache and one-pass-variance:
+// sibling block-stride loops (or, on request, loops each thread runs whole,
+// or any loops with the same iterations: ReReadShapes) of one compound
+// statement where a later loop (B) reads global elements an earlier one
+// (A) read, at the same index for the same loop variable, from a pointer
+// whose elements hold one value for the kernel (CachedPointers.h). Such
 // elements can be kept in registers or shared memory between the loops. The
-// legality rules are in passes/RegisterCache.cpp, passes/SharedCache.cpp
-// and docs/passes.md.
+// legality rules are in passes/RegisterCache.cpp, passes/SharedCache.cpp,
+// passes/OnePassVariance.cpp and docs/passes.md.
 //
 //===----------------------------------------------------------------------===//
 
