@@ -1,9 +1,6 @@
 //===- IndexClassifierTest.cpp - Per-thread index classes -----------------===//
 
-#include "kopt/Analysis/KernelInfo.h"
-
-#include "../ParseHelper.h"
-#include "../TestHelpers.h"
+#include "AnalyzedSource.h"
 
 using namespace kopt;
 
@@ -13,19 +10,13 @@ namespace {
 /// of its first global access.
 IndexClass classOf(const std::string &Body,
                    const std::string &Params = "float *p, int n") {
-  std::string Code = "__global__ void k(" + Params + ") {\n" + Body + "\n}\n";
-  llvm::Expected<ParsedSource> Parsed =
-      testFrontend().parse("/virtual/k.cu", Code);
-  EXPECT_TRUE(static_cast<bool>(Parsed)) << messageOf(Parsed.takeError());
-  if (!Parsed)
-    return {};
-  ProgramInfo Info = analyzeProgram(*Parsed, "sm_90");
-  EXPECT_EQ(Info.Kernels.size(), 1u);
-  if (Info.Kernels.empty() || Info.Kernels[0].Accesses.empty()) {
+  AnalyzedSource Src("__global__ void k(" + Params + ") {\n" + Body + "\n}\n");
+  const KernelInfo *K = Src.Parsed ? Src.kernel() : nullptr;
+  if (!K || K->Accesses.empty()) {
     ADD_FAILURE() << "no access in: " << Body;
     return {};
   }
-  return Info.Kernels[0].Accesses[0].Class;
+  return K->Accesses[0].Class;
 }
 
 IndexClass make(IndexClass::Kind K, std::optional<int64_t> Stride) {

@@ -1,45 +1,29 @@
 //===- LoopAccumulatorsTest.cpp - What a loop only accumulates into -------===//
 
 #include "kopt/Analysis/LoopAccumulators.h"
-#include "kopt/Analysis/KernelInfo.h"
 
-#include "../ParseHelper.h"
-#include "../TestHelpers.h"
-
-#include "clang/AST/RecursiveASTVisitor.h"
-#include "clang/Frontend/ASTUnit.h"
+#include "AnalyzedSource.h"
 
 using namespace kopt;
 
 namespace {
 
 /// The first for loop of kernel `k`, whose body is Body.
-struct FirstLoop {
-  llvm::Expected<ParsedSource> Parsed;
+struct FirstLoop : AnalyzedSource {
   const clang::ForStmt *Loop = nullptr;
 
   explicit FirstLoop(const std::string &Body)
-      : Parsed(testFrontend().parse(
-            "/virtual/k.cu",
-            "__global__ void k(const float *x, float *y, const int *v, int n) "
-            "{\n" +
-                Body + "\n}\n")) {
-    EXPECT_TRUE(static_cast<bool>(Parsed)) << messageOf(Parsed.takeError());
-    if (!Parsed)
-      return;
-    ProgramInfo Info = analyzeProgram(*Parsed, "sm_90");
-    EXPECT_EQ(Info.Kernels.size(), 1u);
-    if (Info.Kernels.empty())
-      return;
-    forEachSubStmt(Info.Kernels[0].Decl->getBody(), [&](const clang::Stmt *S) {
-      if (!Loop)
-        Loop = llvm::dyn_cast<clang::ForStmt>(S);
-    });
-    EXPECT_NE(Loop, nullptr);
+      : AnalyzedSource("__global__ void k(const float *x, float *y, "
+                       "const int *v, int n) {\n" +
+                       Body + "\n}\n") {
+    std::vector<const clang::ForStmt *> Loops = all<clang::ForStmt>();
+    EXPECT_FALSE(Loops.empty());
+    if (!Loops.empty())
+      Loop = Loops.front();
   }
 
   Decision<std::vector<Accumulator>> accumulators() {
-    return loopAccumulators(Loop, Parsed->Device->getASTContext());
+    return loopAccumulators(Loop, ctx());
   }
 };
 

@@ -1,12 +1,8 @@
 //===- PartialCombineTest.cpp - Partials that only their combine reads ----===//
 
 #include "kopt/Analysis/PartialCombine.h"
-#include "kopt/Analysis/KernelInfo.h"
 
-#include "../ParseHelper.h"
-#include "../TestHelpers.h"
-
-#include "clang/Frontend/ASTUnit.h"
+#include "AnalyzedSource.h"
 
 using namespace kopt;
 
@@ -39,33 +35,20 @@ __device__ float warpScan(float v) {
 /// The verdict on the first for loop of kernel `k`, whose body is Body:
 /// "" when accepted, else the refusal's message.
 std::string verdict(const std::string &Body, PartialScope Scope = {}) {
-  llvm::Expected<ParsedSource> Parsed = testFrontend().parse(
-      "/virtual/k.cu",
-      std::string(Helpers) +
-          "__global__ void k(const float *x, float *y, int n) {\n"
-          "  __shared__ float buf[256];\n"
-          "  const int t = threadIdx.x;\n" +
-          Body + "\n}\n");
-  EXPECT_TRUE(static_cast<bool>(Parsed)) << messageOf(Parsed.takeError());
-  if (!Parsed)
+  AnalyzedSource Src(std::string(Helpers) +
+                     "__global__ void k(const float *x, float *y, int n) {\n"
+                     "  __shared__ float buf[256];\n"
+                     "  const int t = threadIdx.x;\n" +
+                     Body + "\n}\n");
+  if (!Src.Parsed)
     return "not parsed";
-  ProgramInfo Info = analyzeProgram(*Parsed, "sm_90");
-  const KernelInfo *K = nullptr;
-  for (const KernelInfo &Each : Info.Kernels)
-    if (Each.Name == "k")
-      K = &Each;
-  EXPECT_NE(K, nullptr);
-  const clang::ForStmt *Loop = nullptr;
-  if (K)
-    forEachSubStmt(K->Decl->getBody(), [&](const clang::Stmt *S) {
-      if (!Loop)
-        Loop = llvm::dyn_cast<clang::ForStmt>(S);
-    });
-  EXPECT_NE(Loop, nullptr);
-  if (!Loop)
+  const KernelInfo *K = Src.kernel();
+  std::vector<const clang::ForStmt *> Loops = Src.all<clang::ForStmt>();
+  EXPECT_FALSE(Loops.empty());
+  if (!K || Loops.empty())
     return "no loop";
-  std::optional<Refusal> Why = checkPartialsCombined(
-      K->Decl, Loop, Scope, Parsed->Device->getASTContext());
+  std::optional<Refusal> Why =
+      checkPartialsCombined(K->Decl, Loops.front(), Scope, Src.ctx());
   return Why ? Why->Message : "";
 }
 

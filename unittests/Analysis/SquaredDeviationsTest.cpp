@@ -1,47 +1,28 @@
 //===- SquaredDeviationsTest.cpp - Loops that sum squared deviations ------===//
 
 #include "kopt/Analysis/SquaredDeviations.h"
-#include "kopt/Analysis/KernelInfo.h"
 
-#include "../ParseHelper.h"
-#include "../TestHelpers.h"
-
-#include "clang/Frontend/ASTUnit.h"
+#include "AnalyzedSource.h"
 
 using namespace kopt;
 
 namespace {
 
-/// Kernel `k` with Body, its for loops in source order.
-struct Loops {
-  llvm::Expected<ParsedSource> Parsed;
+/// Kernel `k` with Body, its for loops and ifs in source order.
+struct Loops : AnalyzedSource {
   const clang::FunctionDecl *F = nullptr;
   std::vector<const clang::ForStmt *> For;
   std::vector<const clang::IfStmt *> If;
 
   explicit Loops(const std::string &Body)
-      : Parsed(testFrontend().parse(
-            "/virtual/k.cu",
-            "__global__ void k(const float *__restrict__ x, float *y, int n, "
-            "float mean) {\n" +
-                Body + "\n}\n")) {
-    EXPECT_TRUE(static_cast<bool>(Parsed)) << messageOf(Parsed.takeError());
-    if (!Parsed)
-      return;
-    ProgramInfo Info = analyzeProgram(*Parsed, "sm_90");
-    EXPECT_EQ(Info.Kernels.size(), 1u);
-    if (Info.Kernels.empty())
-      return;
-    F = Info.Kernels[0].Decl;
-    forEachSubStmt(F->getBody(), [&](const clang::Stmt *S) {
-      if (const auto *L = llvm::dyn_cast<clang::ForStmt>(S))
-        For.push_back(L);
-      if (const auto *I = llvm::dyn_cast<clang::IfStmt>(S))
-        If.push_back(I);
-    });
+      : AnalyzedSource("__global__ void k(const float *__restrict__ x, "
+                       "float *y, int n, float mean) {\n" +
+                       Body + "\n}\n") {
+    if (const KernelInfo *K = kernel())
+      F = K->Decl;
+    For = all<clang::ForStmt>();
+    If = all<clang::IfStmt>();
   }
-
-  clang::ASTContext &ctx() { return Parsed->Device->getASTContext(); }
 
   /// What the last loop is: "none", "refused: ..." or "v <- elem - centre".
   std::string last() {
