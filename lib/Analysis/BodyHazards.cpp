@@ -123,15 +123,10 @@ std::optional<BodyHazard> firstHazard(const Stmt *Body, ASTContext &Ctx,
   return std::nullopt;
 }
 
-namespace {
-
-/// Loads that take a pointer and only read through it.
 bool isReadOnlyLoad(llvm::StringRef Name) {
   return Name == "__ldg" || Name == "__ldca" || Name == "__ldcg" ||
          Name == "__ldcs" || Name == "__ldlu" || Name == "__ldcv";
 }
-
-} // namespace
 
 std::optional<CallHazard> callHazard(const CallExpr *C, ASTContext &Ctx) {
   const FunctionDecl *F = C->getDirectCallee();

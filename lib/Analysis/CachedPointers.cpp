@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kopt/Analysis/CachedPointers.h"
+#include "kopt/Analysis/BodyHazards.h"
 #include "kopt/Analysis/CudaAST.h"
 #include "kopt/Analysis/LocalPointers.h"
 
@@ -46,13 +47,11 @@ std::vector<const Expr *> intrinsicLoadArgs(const KernelInfo &K,
                                             ASTContext &AC) {
   std::vector<const Expr *> Args;
   for (const BoundNodes &B :
-       match(findAll(callExpr(callee(functionDecl(
-                                  hasAnyName("__ldg", "__ldcs", "__ldca",
-                                             "__ldcg", "__ldlu", "__ldcv"))))
-                         .bind("c")),
-             *K.Decl->getBody(), AC)) {
+       match(findAll(callExpr().bind("c")), *K.Decl->getBody(), AC)) {
     const auto *C = B.getNodeAs<CallExpr>("c");
-    if (C->getNumArgs() == 1 &&
+    const FunctionDecl *F = C->getDirectCallee();
+    if (F && F->getIdentifier() && isReadOnlyLoad(F->getName()) &&
+        C->getNumArgs() == 1 &&
         C->getArg(0)->getType()->getPointeeType().isConstQualified())
       Args.push_back(C->getArg(0));
   }

@@ -26,6 +26,14 @@ SmallVector<const Stmt *, 4> statementsOf(const Stmt *Body) {
   return Out;
 }
 
+/// Whether E is a constant 2 (2, 2.0f, 2.0).
+bool isTwo(const Expr *E, const ASTContext &AC) {
+  Expr::EvalResult V;
+  return E->EvaluateAsRValue(V, AC) &&
+         (V.Val.isFloat() ? V.Val.getFloat().isExactlyValue(2.0)
+                          : V.Val.isInt() && V.Val.getInt() == 2);
+}
+
 /// E with parentheses and implicit casts stripped and the loop's locals
 /// (in Locals) replaced by their initializers.
 const Expr *resolve(const Expr *E,
@@ -65,12 +73,9 @@ addedProduct(const Stmt *S, const VarDecl *&Acc,
     const auto *Call = dyn_cast<CallExpr>(X);
     const FunctionDecl *F = Call ? Call->getDirectCallee() : nullptr;
     StringRef Name = F ? F->getName() : "";
-    Expr::EvalResult Two;
     if (Call && Call->getNumArgs() == 2 &&
         (Name == "powf" || Name == "pow" || Name == "__powf") &&
-        Call->getArg(1)->EvaluateAsRValue(Two, F->getASTContext()) &&
-        (Two.Val.isFloat() ? Two.Val.getFloat().isExactlyValue(2.0)
-                           : Two.Val.isInt() && Two.Val.getInt() == 2))
+        isTwo(Call->getArg(1), F->getASTContext()))
       return std::make_pair(Call->getArg(0), Call->getArg(0));
     return std::nullopt;
   };
@@ -226,10 +231,7 @@ std::optional<VarianceFold> matchVarianceFold(const IfStmt *If,
     if (!TwoS || !NC || varOf(Times->getLHS()) != C ||
         varOf(NC->getLHS()) != Out.Count || varOf(NC->getRHS()) != C)
       return false;
-    Expr::EvalResult Two;
-    if (!bare(TwoS->getLHS())->EvaluateAsRValue(Two, AC) ||
-        !(Two.Val.isFloat() ? Two.Val.getFloat().isExactlyValue(2.0)
-                            : Two.Val.isInt() && Two.Val.getInt() == 2))
+    if (!isTwo(TwoS->getLHS(), AC))
       return false;
     Sq = varOf(Minus->getLHS());
     Sum = varOf(TwoS->getRHS());

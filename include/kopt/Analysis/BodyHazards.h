@@ -63,6 +63,10 @@ struct CallHazard {
   std::string Name; ///< the callee as written
 };
 
+/// CUDA's loads that take a pointer and only read through it (__ldg,
+/// __ldca, __ldcg, __ldcs, __ldlu, __ldcv).
+bool isReadOnlyLoad(llvm::StringRef Name);
+
 /// Why C is not a pure function of its operands as far as kopt can tell;
 /// std::nullopt when it is.
 std::optional<CallHazard> callHazard(const clang::CallExpr *C,
