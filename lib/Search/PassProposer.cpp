@@ -10,6 +10,8 @@
 //   swap    two neighbouring steps (passes see each other's output, so the
 //           order can matter: vectorize-loads before or after
 //           register-cache)
+//   combine a move that improved on an ancestor of the parent, replayed on
+//           it (CombineMoves.h); these come first
 // Duplicates among the moves collapse; the loop drops recipes seen before
 // and children whose source a sibling already made. The parent's remarks
 // (RemarkHints.h) put first the parameter values its missed remarks name,
@@ -17,6 +19,7 @@
 // changing a step that applied nothing, swapping two such steps.
 //
 //===----------------------------------------------------------------------===//
+#include "kopt/Search/CombineMoves.h"
 #include "kopt/Search/Proposer.h"
 #include "kopt/Search/Recipe.h"
 #include "kopt/Search/RemarkHints.h"
@@ -74,7 +77,11 @@ public:
       R[I] = Step;
       Add(R, "change " + Parent[I].str() + " to " + Step.str());
     };
-    // What the missed remarks ask for first.
+    // Changes that improved on an ancestor, replayed on this parent, first
+    // (CombineMoves.h); then what the missed remarks ask for.
+    for (Proposal &C : combinedMoves(Context, Space))
+      if (Seen.insert(C.Recipe).second)
+        Out.push_back(std::move(C));
     for (std::size_t I = 0; I < Parent.size(); ++I) {
       const SpacePass *P = Space.pass(Parent[I].Pass);
       auto It = Outcomes.find(Parent[I].Pass);
@@ -86,7 +93,7 @@ public:
           Skip("change: a remark's value changes rounding, which the "
                "problem's tolerance does not admit");
         else if (Param)
-          Change(I, withParam(*P, Parent[I], Key, Value));
+          Change(I, P->withParam(Parent[I], Key, Value));
       }
     }
     for (std::size_t I = 0; I < Parent.size(); ++I) {
@@ -138,7 +145,7 @@ public:
           if (!Param || (Param->ChangesRounding && !AllowRounding))
             continue;
           Recipe R = Parent;
-          R.push_back(withParam(*P, Appends[I], Key, Value));
+          R.push_back(P->withParam(Appends[I], Key, Value));
           Add(R, "append " + R.back().str() + " (" + Key + "=" + Value +
                      " named by the remark of " + Appends[I].str() + ")");
         }
@@ -211,26 +218,9 @@ private:
       std::vector<std::string> Values = Param.Values;
       Values.push_back(Param.Default);
       for (const std::string &V : Values)
-        Out.push_back(withParam(P, Base, Param.Key, V));
+        Out.push_back(P.withParam(Base, Param.Key, V));
     }
     return Out;
-  }
-
-  static RecipeStep withParam(const SpacePass &P, const RecipeStep &Base,
-                              const std::string &Key,
-                              const std::string &Value) {
-    RecipeStep S{Base.Pass, {}};
-    for (const SpaceParam &Param : P.Params) {
-      std::string V = Param.Default;
-      for (const auto &[K, Existing] : Base.Params)
-        if (K == Param.Key)
-          V = Existing;
-      if (Param.Key == Key)
-        V = Value;
-      if (V != Param.Default)
-        S.Params.emplace_back(Param.Key, V);
-    }
-    return S;
   }
 };
 

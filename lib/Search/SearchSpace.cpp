@@ -12,6 +12,26 @@ const SpaceParam *SpacePass::param(const std::string &Key) const {
   return nullptr;
 }
 
+std::string SpacePass::value(const RecipeStep &Step,
+                             const std::string &Key) const {
+  for (const auto &[K, V] : Step.Params)
+    if (K == Key)
+      return V;
+  const SpaceParam *P = param(Key);
+  return P ? P->Default : std::string();
+}
+
+RecipeStep SpacePass::withParam(const RecipeStep &Base, const std::string &Key,
+                                const std::string &Value) const {
+  RecipeStep S{Base.Pass, {}};
+  for (const SpaceParam &P : Params) {
+    std::string V = P.Key == Key ? Value : value(Base, P.Key);
+    if (V != P.Default)
+      S.Params.emplace_back(P.Key, V);
+  }
+  return S;
+}
+
 const SpacePass *SearchSpace::pass(const std::string &Name) const {
   for (const SpacePass &P : Passes)
     if (P.Name == Name)

@@ -69,6 +69,8 @@ public:
 /// remarks prune and order the moves (RemarkHints.h): parameter values its
 /// missed remarks name come first; a step that applied nothing is neither
 /// removed nor changed otherwise, and two such steps are not swapped.
+/// Before all these, the moves that improved on an ancestor of the parent,
+/// replayed on it (CombineMoves.h).
 std::unique_ptr<Proposer> createPassProposer(SearchSpace Space,
                                              bool AllowRounding);
 

@@ -9,6 +9,8 @@
 #ifndef KOPT_SEARCH_SEARCHSPACE_H
 #define KOPT_SEARCH_SEARCHSPACE_H
 
+#include "kopt/Search/Recipe.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +28,13 @@ struct SpacePass {
   std::vector<SpaceParam> Params;
 
   const SpaceParam *param(const std::string &Key) const;
+  /// \p Step's value of \p Key: the one it sets, else the default ("" for
+  /// a key the pass lacks).
+  std::string value(const RecipeStep &Step, const std::string &Key) const;
+  /// \p Base with \p Key set to \p Value, written canonically (registry
+  /// order, defaults left out).
+  RecipeStep withParam(const RecipeStep &Base, const std::string &Key,
+                       const std::string &Value) const;
 };
 
 struct SearchSpace {
