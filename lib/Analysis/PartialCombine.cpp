@@ -6,11 +6,11 @@
 
 #include "kopt/Analysis/PartialCombine.h"
 #include "kopt/Analysis/CudaAST.h"
+#include "kopt/Analysis/DeviationSums.h"
 #include "kopt/Analysis/IndexClassifier.h"
 #include "kopt/Analysis/LoopAccumulators.h"
 #include "kopt/Analysis/Mutation.h"
 #include "kopt/Analysis/ReductionTree.h"
-#include "kopt/Analysis/SquaredDeviations.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMap.h"
@@ -304,7 +304,7 @@ private:
         return L;
       }
     }
-    // one-pass-variance's closed form (SquaredDeviations.h): w gains the
+    // one-pass-variance's closed form (DeviationSums.h): w gains the
     // thread's sum of squared deviations, a partial followed in its turn.
     if (L == Level::Thread && H.Kind == Accumulator::Sum) {
       const Stmt *P = Parents.getParent(S);

@@ -32,7 +32,7 @@
 //   * one-pass-variance's closed form of a sum of squared deviations
 //     (`if (N != 0) { ... w += Q - C * (2 * S - N * C); }` after a loop
 //     that adds a shifted element to S, its square to Q and one to N;
-//     SquaredDeviations.h): w then holds the thread's partial of that sum,
+//     DeviationSums.h): w then holds the thread's partial of that sum,
 //     the same for any share of the iterations, and is followed in its
 //     turn;
 //   * cluster-split's thread-by-thread combine (`v = kopt_cluster_combine(

@@ -1,6 +1,6 @@
-//===- SquaredDeviationsTest.cpp - Loops that sum squared deviations ------===//
+//===- DeviationSumsTest.cpp - Loops summing functions of deviations -----===//
 
-#include "kopt/Analysis/SquaredDeviations.h"
+#include "kopt/Analysis/DeviationSums.h"
 
 #include "AnalyzedSource.h"
 
@@ -24,17 +24,20 @@ struct Loops : AnalyzedSource {
     If = all<clang::IfStmt>();
   }
 
-  /// What the last loop is: "none", "refused: ..." or "v <- elem - centre".
-  std::string last() {
+  /// What the last loop is: "none", "refused: ..." or "v <- elem - centre"
+  /// ("v <- expf: elem - centre" for an exponential).
+  std::string last(DeviationTerm Term = DeviationTerm::Square) {
     if (For.empty())
       return "no loop";
-    auto M = matchSquaredDeviations(For.back(), ctx());
+    auto M = matchDeviationSum(For.back(), Term, ctx());
     if (!M)
       return "none";
     if (const auto *R = std::get_if<Refusal>(&*M))
       return "refused: " + R->Message;
-    const auto &D = std::get<SquaredDeviationLoop>(*M);
-    return D.Acc->getNameAsString() + " <- " +
+    const auto &D = std::get<DeviationSumLoop>(*M);
+    std::string Exp =
+        D.Exp ? D.Exp->getDirectCallee()->getNameAsString() + ": " : "";
+    return D.Acc->getNameAsString() + " <- " + Exp +
            sourceText(D.Element->getSourceRange(), ctx()) + " - " +
            sourceText(D.Center->getSourceRange(), ctx());
   }
@@ -42,7 +45,7 @@ struct Loops : AnalyzedSource {
 
 const char *Loop = "for (int i = threadIdx.x; i < n; i += blockDim.x)";
 
-TEST(SquaredDeviationsTest, TheSpellingsOfASquaredDeviation) {
+TEST(DeviationSumsTest, TheSpellingsOfASquaredDeviation) {
   EXPECT_EQ(Loops("float v = 0;\n" + std::string(Loop) +
                   " { float d = x[i] - mean; v += d * d; }\ny[0] = v;")
                 .last(),
@@ -62,7 +65,7 @@ TEST(SquaredDeviationsTest, TheSpellingsOfASquaredDeviation) {
             "v <- x[i] - mean");
 }
 
-TEST(SquaredDeviationsTest, PowersOfTwoAndSquaresInLocals) {
+TEST(DeviationSumsTest, PowersOfTwoAndSquaresInLocals) {
   EXPECT_EQ(Loops("float v = 0;\n" + std::string(Loop) +
                   " v += powf(x[i] - mean, 2.0f);\ny[0] = v;")
                 .last(),
@@ -78,7 +81,7 @@ TEST(SquaredDeviationsTest, PowersOfTwoAndSquaresInLocals) {
             "none");
 }
 
-TEST(SquaredDeviationsTest, SumsOfSquaresAreNoCandidates) {
+TEST(DeviationSumsTest, SumsOfSquaresAreNoCandidates) {
   EXPECT_EQ(Loops("float q = 0;\n" + std::string(Loop) +
                   " q += x[i] * x[i];\ny[0] = q;")
                 .last(),
@@ -89,7 +92,7 @@ TEST(SquaredDeviationsTest, SumsOfSquaresAreNoCandidates) {
             "none");
 }
 
-TEST(SquaredDeviationsTest, RefusesWhatIsMoreThanTheSum) {
+TEST(DeviationSumsTest, RefusesWhatIsMoreThanTheSum) {
   EXPECT_EQ(Loops("float v = 0, a = 0;\n" + std::string(Loop) +
                   " { float d = x[i] - mean; v += d * d; a += d; }\n"
                   "y[0] = v + a;")
@@ -109,7 +112,7 @@ TEST(SquaredDeviationsTest, RefusesWhatIsMoreThanTheSum) {
             "floating-point scalar");
 }
 
-TEST(SquaredDeviationsTest, TheClosedFormIsAFoldOfTheLoopsSums) {
+TEST(DeviationSumsTest, TheClosedFormIsAFoldOfTheLoopsSums) {
   const std::string Sums =
       "float k = x[0];\nfloat s = 0, q = 0;\nunsigned long long c = 0;\n" +
       std::string(Loop) +
@@ -151,3 +154,34 @@ TEST(SquaredDeviationsTest, TheClosedFormIsAFoldOfTheLoopsSums) {
 }
 
 } // namespace
+
+TEST(DeviationSumsTest, TheSpellingsOfAnExponentialOfADeviation) {
+  auto Exp = [](const std::string &Body) {
+    return Loops("float s = 0.0f, m = mean;\n" + std::string(Loop) + " {\n" +
+                 Body + "\n}")
+        .last(DeviationTerm::Exp);
+  };
+  EXPECT_EQ(Exp("s += expf(x[i] - m);"), "s <- expf: x[i] - m");
+  EXPECT_EQ(Exp("s = s + __expf(x[i] - m);"), "s <- __expf: x[i] - m");
+  EXPECT_EQ(Exp("float d = x[i] - m; s = exp(d) + s;"), "s <- exp: x[i] - m");
+  EXPECT_EQ(Exp("float e = expf(x[i] - m); s += e;"), "s <- expf: x[i] - m");
+  // Not a softmax's denominator: no candidate, or refused with the reason.
+  EXPECT_EQ(Exp("s += expf(x[i]);"), "none");
+  EXPECT_EQ(Exp("s += (x[i] - m) * (x[i] - m);"), "none");
+  EXPECT_EQ(Loops(std::string("float s = 0.0f;\n") + Loop +
+                  " s += (x[i] - mean) * (x[i] - mean);")
+                .last(DeviationTerm::Exp),
+            "none");
+  EXPECT_NE(Exp("s += expf(m - x[i]);").find("refused: the loop at "),
+            std::string::npos);
+  EXPECT_NE(Exp("s += expf(m - x[i]);").find("(element - value)"),
+            std::string::npos);
+  EXPECT_NE(Exp("s += expf(x[i] - m); y[i] = s;")
+                .find("does more than add exponentials of deviations to 's'"),
+            std::string::npos);
+  // A sum of exponentials is no squared deviation.
+  EXPECT_EQ(Loops("float s = 0.0f;\n" + std::string(Loop) +
+                  " s += expf(x[i] - mean);")
+                .last(DeviationTerm::Square),
+            "none");
+}

@@ -1,6 +1,6 @@
-//===- SquaredDeviations.cpp - Loops that sum squared deviations ----------===//
+//===- DeviationSums.cpp - Loops summing functions of deviations ----------===//
 
-#include "kopt/Analysis/SquaredDeviations.h"
+#include "kopt/Analysis/DeviationSums.h"
 #include "kopt/Analysis/CudaAST.h"
 #include "kopt/Analysis/Mutation.h"
 
@@ -34,6 +34,14 @@ bool isTwo(const Expr *E, const ASTContext &AC) {
                           : V.Val.isInt() && V.Val.getInt() == 2);
 }
 
+/// Whether Call is an exponential: expf, exp (CUDA's overloads) or __expf.
+bool isExp(const CallExpr *Call) {
+  const FunctionDecl *F = Call->getDirectCallee();
+  StringRef Name = F ? F->getName() : "";
+  return Call->getNumArgs() == 1 &&
+         (Name == "expf" || Name == "exp" || Name == "__expf");
+}
+
 /// E with parentheses and implicit casts stripped and the loop's locals
 /// (in Locals) replaced by their initializers.
 const Expr *resolve(const Expr *E,
@@ -47,14 +55,19 @@ const Expr *resolve(const Expr *E,
   }
 }
 
-/// What the update statement S adds to an outer variable, as the two
-/// factors of a square: `v += a * b`, `v = v + a * b`, `v = a * b + v`,
-/// `v = fmaf(a, b, v)` (fma, __fmaf_rn, __fma_rn), `v += powf(a, 2)` (pow,
-/// __powf; a twice), the added term also through the loop's locals
-/// (`float sq = d * d; v += sq;`). Sets Acc.
-std::optional<std::pair<const Expr *, const Expr *>>
-addedProduct(const Stmt *S, const VarDecl *&Acc,
-             const SmallPtrSetImpl<const VarDecl *> &Locals) {
+/// What the update statement S adds to an outer variable: a square, as
+/// its two factors, or an exponential, as its call. `v += t`, `v = v + t`,
+/// `v = t + v`; a square also as `v = fmaf(a, b, v)` (fma, __fmaf_rn,
+/// __fma_rn) and `v += powf(a, 2)` (pow, __powf; a twice); the added term
+/// also through the loop's locals (`float sq = d * d; v += sq;`). Sets Acc.
+struct AddedTerm {
+  DeviationTerm Term = DeviationTerm::Square;
+  const Expr *First = nullptr, *Second = nullptr; ///< the factors; exp's arg
+  const CallExpr *Exp = nullptr;
+};
+std::optional<AddedTerm>
+addedTerm(const Stmt *S, const VarDecl *&Acc,
+          const SmallPtrSetImpl<const VarDecl *> &Locals) {
   const auto *E = dyn_cast<Expr>(S);
   if (!E)
     return std::nullopt;
@@ -64,32 +77,34 @@ addedProduct(const Stmt *S, const VarDecl *&Acc,
   const VarDecl *V = referencedVar(B->getLHS()->IgnoreParens());
   if (!V)
     return std::nullopt;
-  auto Product = [&](const Expr *X)
-      -> std::optional<std::pair<const Expr *, const Expr *>> {
+  auto Term = [&](const Expr *X) -> std::optional<AddedTerm> {
     X = resolve(X, Locals);
     if (const auto *M = dyn_cast<BinaryOperator>(X);
         M && M->getOpcode() == BO_Mul)
-      return std::make_pair(M->getLHS(), M->getRHS());
+      return AddedTerm{DeviationTerm::Square, M->getLHS(), M->getRHS()};
     const auto *Call = dyn_cast<CallExpr>(X);
     const FunctionDecl *F = Call ? Call->getDirectCallee() : nullptr;
     StringRef Name = F ? F->getName() : "";
     if (Call && Call->getNumArgs() == 2 &&
         (Name == "powf" || Name == "pow" || Name == "__powf") &&
         isTwo(Call->getArg(1), F->getASTContext()))
-      return std::make_pair(Call->getArg(0), Call->getArg(0));
+      return AddedTerm{DeviationTerm::Square, Call->getArg(0), Call->getArg(0)};
+    if (Call && isExp(Call))
+      return AddedTerm{DeviationTerm::Exp, Call->getArg(0), Call->getArg(0),
+                       Call};
     return std::nullopt;
   };
-  std::optional<std::pair<const Expr *, const Expr *>> Out;
+  std::optional<AddedTerm> Out;
   if (B->getOpcode() == BO_AddAssign) {
-    Out = Product(B->getRHS());
+    Out = Term(B->getRHS());
   } else if (B->getOpcode() == BO_Assign) {
     const Expr *R = B->getRHS()->IgnoreParenImpCasts();
     if (const auto *Add = dyn_cast<BinaryOperator>(R);
         Add && Add->getOpcode() == BO_Add) {
       if (referencedVar(Add->getLHS()->IgnoreParenImpCasts()) == V)
-        Out = Product(Add->getRHS());
+        Out = Term(Add->getRHS());
       else if (referencedVar(Add->getRHS()->IgnoreParenImpCasts()) == V)
-        Out = Product(Add->getLHS());
+        Out = Term(Add->getLHS());
     } else if (const auto *Call = dyn_cast<CallExpr>(R)) {
       const FunctionDecl *F = Call->getDirectCallee();
       StringRef Name = F ? F->getName() : "";
@@ -97,7 +112,8 @@ addedProduct(const Stmt *S, const VarDecl *&Acc,
           (Name == "fmaf" || Name == "fma" || Name == "__fmaf_rn" ||
            Name == "__fma_rn") &&
           referencedVar(Call->getArg(2)->IgnoreParenImpCasts()) == V)
-        Out = std::make_pair(Call->getArg(0), Call->getArg(1));
+        Out =
+            AddedTerm{DeviationTerm::Square, Call->getArg(0), Call->getArg(1)};
     }
   }
   if (Out)
@@ -142,10 +158,14 @@ const ArraySubscriptExpr *loadUnder(const Expr *E) {
 }
 
 /// Whether E has no side effects, a conversion of an element of a class
-/// type (`(float)x[i]` of a __half) counted as none.
+/// type (`(float)x[i]` of a __half) and the exponentials a deviation sum
+/// takes counted as none.
 bool sideEffectFree(const Expr *E, const ASTContext &AC) {
   if (loadUnder(E))
     return true;
+  if (const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
+      Call && isExp(Call))
+    return sideEffectFree(Call->getArg(0), AC);
   if (const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
       B && (B->isAdditiveOp() || B->isMultiplicativeOp()))
     return sideEffectFree(B->getLHS(), AC) && sideEffectFree(B->getRHS(), AC);
@@ -280,8 +300,8 @@ std::optional<VarianceFold> matchVarianceFold(const IfStmt *If,
   return Out;
 }
 
-std::optional<Decision<SquaredDeviationLoop>>
-matchSquaredDeviations(const ForStmt *Loop, ASTContext &AC) {
+std::optional<Decision<DeviationSumLoop>>
+matchDeviationSum(const ForStmt *Loop, DeviationTerm Term, ASTContext &AC) {
   std::optional<CountedLoop> CL = matchCountedLoop(Loop);
   if (!CL || !Loop->getBody())
     return std::nullopt;
@@ -289,34 +309,39 @@ matchSquaredDeviations(const ForStmt *Loop, ASTContext &AC) {
   SmallVector<const Stmt *, 4> Stmts = statementsOf(Body);
   // The candidate: a statement adding a product of two equal factors.
   SmallPtrSet<const VarDecl *, 8> Locals = varsDeclaredIn(Body);
-  SquaredDeviationLoop Out;
+  DeviationSumLoop Out;
   Out.Loop = Loop;
   const Stmt *Update = nullptr;
-  std::pair<const Expr *, const Expr *> Factors;
+  const Expr *Deviation = nullptr;
   for (const Stmt *S : Stmts) {
     const VarDecl *V = nullptr;
-    auto P = addedProduct(S, V, Locals);
-    if (!P || Locals.count(V) || V == CL->Var)
+    std::optional<AddedTerm> T = addedTerm(S, V, Locals);
+    if (!T || T->Term != Term || Locals.count(V) || V == CL->Var)
       continue;
-    const Expr *X = resolve(P->first, Locals), *Y = resolve(P->second, Locals);
+    const Expr *X = resolve(T->First, Locals), *Y = resolve(T->Second, Locals);
     if (X != Y && withoutSpaces(sourceText(X->getSourceRange(), AC)) !=
                       withoutSpaces(sourceText(Y->getSourceRange(), AC)))
       continue;
-    // A square of anything but a difference (a sum of squares, a norm) is
-    // not a variance's second loop.
+    // A function of anything but a difference (a sum of squares, a norm,
+    // exp(x[i])) is not the second loop of a variance or softmax.
     if (const auto *D = dyn_cast<BinaryOperator>(X);
         !D || D->getOpcode() != BO_Sub)
       continue;
     Update = S;
     Out.Acc = V;
-    Factors = {X, Y};
+    Out.Term = T->Term;
+    Out.Exp = T->Exp;
+    Deviation = X;
     break;
   }
   if (!Update)
     return std::nullopt;
   LineCol Loc = lineCol(Update->getBeginLoc(), AC);
+  std::string What = Out.Term == DeviationTerm::Square
+                         ? "squared deviations"
+                         : "exponentials of deviations";
   auto Fail = [&](const Twine &Why) {
-    return Decision<SquaredDeviationLoop>(
+    return Decision<DeviationSumLoop>(
         Refusal{"the loop at " + str(lineCol(Loop->getBeginLoc(), AC)) + " " +
                     Why.str(),
                 Loc});
@@ -328,7 +353,7 @@ matchSquaredDeviations(const ForStmt *Loop, ASTContext &AC) {
       continue;
     const auto *DS = dyn_cast<DeclStmt>(S);
     if (!DS)
-      return Fail("does more than add squared deviations to '" +
+      return Fail("does more than add " + What + " to '" +
                   Out.Acc->getNameAsString() + "' (at " +
                   str(lineCol(S->getBeginLoc(), AC)) + ")");
     for (const Decl *D : DS->decls()) {
@@ -348,7 +373,7 @@ matchSquaredDeviations(const ForStmt *Loop, ASTContext &AC) {
     return Fail("adds to '" + V->getNameAsString() +
                 "', which is not a local floating-point scalar");
   // The deviation: element - centre (or centre - element).
-  const auto *D = cast<BinaryOperator>(Factors.first);
+  const auto *D = cast<BinaryOperator>(Deviation);
   Out.Type = D->getType().getCanonicalType();
   if (!Out.Type->isRealFloatingType())
     return Fail("computes its deviation in '" + Out.Type.getAsString() +
@@ -360,12 +385,19 @@ matchSquaredDeviations(const ForStmt *Loop, ASTContext &AC) {
   };
   const Expr *L = resolve(D->getLHS(), Locals);
   const Expr *R = resolve(D->getRHS(), Locals);
-  if (Varies(R) && !Varies(L))
+  // (centre - element)^2 is a squared deviation; exp(centre - element) is
+  // not a softmax's.
+  if (Out.Term == DeviationTerm::Square && Varies(R) && !Varies(L))
     std::swap(L, R);
   if (!Varies(L) || Varies(R))
-    return Fail("adds the square of '" + sourceText(D->getSourceRange(), AC) +
-                "', not the difference of an element and a value the loop "
-                "does not change");
+    return Fail(
+        "adds the " +
+        std::string(Out.Term == DeviationTerm::Square ? "square"
+                                                      : "exponential") +
+        " of '" + sourceText(D->getSourceRange(), AC) +
+        "', not the difference of an element and a value the loop does not "
+        "change" +
+        (Out.Term == DeviationTerm::Exp ? " (element - value)" : ""));
   Out.Element = L;
   Out.Center = R;
   Out.Load = loadUnder(L);
@@ -381,7 +413,7 @@ matchSquaredDeviations(const ForStmt *Loop, ASTContext &AC) {
     return Fail("deviates from '" + sourceText(R->getSourceRange(), AC) +
                 "', which has side effects or reads '" + V->getNameAsString() +
                 "'");
-  return Decision<SquaredDeviationLoop>(Out);
+  return Decision<DeviationSumLoop>(Out);
 }
 
 } // namespace kopt

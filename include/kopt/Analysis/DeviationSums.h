@@ -1,8 +1,9 @@
-//===- SquaredDeviations.h - Loops that sum squared deviations --*- C++ -*-===//
+//===- DeviationSums.h - Loops summing functions of deviations -*- C++ -*-===//
 //
-// The second loop of a two-pass variance: a loop whose every iteration adds
-// the square of an element's deviation from a value the loop does not
-// change, and does nothing else,
+// The second loop of a two-pass variance or softmax: a loop whose every
+// iteration adds a function of an element's deviation from a value the
+// loop does not change, and does nothing else. The functions: the square
+// (a variance),
 //
 //   for (int i = threadIdx.x; i < n; i += blockDim.x) {
 //     float d = x[i] - mean;   // locals that only feed the update
@@ -10,18 +11,23 @@
 //   }                          //    v += (x[i] - mean) * (x[i] - mean),
 //                              //    v += powf(d, 2), v += sq (sq = d*d)
 //
-// matchSquaredDeviations takes such a loop apart: the accumulator v (a local
+// and the exponential of `element - centre` (a softmax's denominator):
+// `s += expf(x[i] - max)`, also `s = s + __expf(d)`, `exp`, the term kept
+// in a local (`float e = expf(x[i] - max); s += e;`).
+//
+// matchDeviationSum takes such a loop apart: the accumulator v (a local
 // floating-point scalar declared outside the loop), the element (x[i], with
 // the conversions written around it: `__half2float(x[i])`, `(float)x[i]`),
 // the centre (`mean`: no side effects, no loop-local or loop variable, not
-// v) and the deviation's type. Which loop reads the same elements first,
-// and whether they hold the same values there, is ReReadLoops.h's
-// question; the rewrite is passes/OnePassVariance.cpp.
+// v), the deviation's type and the function. Which loop reads the same
+// elements first, and whether they hold the same values there, is
+// ReReadLoops.h's question; the rewrites are passes/OnePassVariance.cpp
+// and passes/OnlineSoftmax.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KOPT_ANALYSIS_SQUAREDDEVIATIONS_H
-#define KOPT_ANALYSIS_SQUAREDDEVIATIONS_H
+#ifndef KOPT_ANALYSIS_DEVIATIONSUMS_H
+#define KOPT_ANALYSIS_DEVIATIONSUMS_H
 
 #include "kopt/Analysis/Refusal.h"
 
@@ -33,8 +39,18 @@
 
 namespace kopt {
 
-struct SquaredDeviationLoop {
+/// What a deviation sum adds of each deviation d.
+enum class DeviationTerm {
+  Square, ///< d * d
+  Exp,    ///< exp(d), d = element - centre
+};
+
+struct DeviationSumLoop {
   const clang::ForStmt *Loop = nullptr;
+  DeviationTerm Term = DeviationTerm::Square;
+  /// Exp: the call (`expf(x[i] - m)`, `__expf(d)`); its callee is the
+  /// exponential the rewrite uses.
+  const clang::CallExpr *Exp = nullptr;
   const clang::VarDecl *Acc = nullptr; ///< v
   /// The element as the deviation reads it, conversions included
   /// (`__half2float(x[i])`), after the loop's locals are followed.
@@ -70,12 +86,13 @@ std::optional<VarianceFold> matchVarianceFold(const clang::IfStmt *If,
                                               const clang::FunctionDecl *F,
                                               clang::ASTContext &AC);
 
-/// Loop taken apart as above; a Refusal when its body adds the square of a
-/// deviation to an outer variable but is not only that; none when the loop
-/// adds no square at all (it is no candidate).
-std::optional<Decision<SquaredDeviationLoop>>
-matchSquaredDeviations(const clang::ForStmt *Loop, clang::ASTContext &AC);
+/// Loop taken apart as above, for sums of \p Term; a Refusal when its body
+/// adds that function of a deviation to an outer variable but is not only
+/// that; none when the loop adds no such term (it is no candidate).
+std::optional<Decision<DeviationSumLoop>>
+matchDeviationSum(const clang::ForStmt *Loop, DeviationTerm Term,
+                  clang::ASTContext &AC);
 
 } // namespace kopt
 
-#endif // KOPT_ANALYSIS_SQUAREDDEVIATIONS_H
+#endif // KOPT_ANALYSIS_DEVIATIONSUMS_H
