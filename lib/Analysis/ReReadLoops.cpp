@@ -115,6 +115,17 @@ std::string checkIndex(const Expr *E, const VarDecl *LoopVar,
         return W;
     return "";
   }
+  // A function of its arguments alone (`min`, constexpr, __attribute__((
+  // const)): cluster-split's kopt_cluster_part) of such values.
+  if (const auto *Call = dyn_cast<CallExpr>(E);
+      Call && Call->getDirectCallee() &&
+      isPureFunction(Call->getDirectCallee())) {
+    for (const Expr *Arg : Call->arguments())
+      if (std::string W = checkIndex(Arg, LoopVar, Loop, Body, AC, Vars);
+          !W.empty())
+        return W;
+    return "";
+  }
   return "'" + sourceText(E->getSourceRange(), AC) + "'";
 }
 
@@ -210,26 +221,39 @@ std::optional<Refusal> checkLoop(const ForStmt *For, const KernelInfo &K,
     return Fail("is written in a macro");
   if (std::optional<int64_t> C = evaluateInt(CL->Bound, AC, nullptr); !C) {
     const VarDecl *V = referencedVar(CL->Bound);
-    if (!V || !isStableScalar(V, Body))
+    std::vector<const VarDecl *> Read;
+    bool Stable =
+        V ? isStableScalar(V, Body)
+          : Any && checkStable(CL->Bound, For, Body, AC, Read).empty();
+    if (!Stable)
       return Fail("has the bound '" +
-                  sourceText(CL->Bound->getSourceRange(), AC) +
-                  "', which is neither a constant nor a local scalar that "
-                  "is only read");
+                  sourceText(CL->Bound->getSourceRange(), AC) + "', which is " +
+                  (Any ? "not one value for the whole kernel"
+                       : "neither a constant nor a local scalar that is only "
+                         "read"));
   }
   if (std::optional<Refusal> Why = scanLoopBody(For->getBody(), AC))
     return Fail(Why->Message + " at " + str(Why->Loc));
   return std::nullopt;
 }
 
-/// A and B run the same iterations: same bound (variable or value).
-bool sameBound(const ForStmt *A, const ForStmt *B, ASTContext &AC) {
+/// A and B run the same iterations: same bound (variable or value, or,
+/// for SameIterations, the same text of one value for the kernel).
+bool sameBound(const ForStmt *A, const ForStmt *B, const Stmt *Body,
+               ASTContext &AC) {
   const Expr *BA = matchCountedLoop(A)->Bound;
   const Expr *BB = matchCountedLoop(B)->Bound;
   std::optional<int64_t> CA = evaluateInt(BA, AC, nullptr);
   std::optional<int64_t> CB = evaluateInt(BB, AC, nullptr);
   if (CA || CB)
     return CA && CB && *CA == *CB;
-  return referencedVar(BA) && referencedVar(BA) == referencedVar(BB);
+  if (referencedVar(BA) || referencedVar(BB))
+    return referencedVar(BA) == referencedVar(BB);
+  std::vector<const VarDecl *> VA, VB;
+  return checkStable(BA, A, Body, AC, VA).empty() &&
+         checkStable(BB, B, Body, AC, VB).empty() && VA == VB &&
+         withoutSpaces(sourceText(BA->getSourceRange(), AC)) ==
+             withoutSpaces(sourceText(BB->getSourceRange(), AC));
 }
 
 /// A and B start at the same value and step by the same value: the same
@@ -351,7 +375,7 @@ void matchCompound(const KernelInfo &K, const CompoundStmt *CS, ParentMap &PM,
                     " divide their iterations differently"));
         continue;
       }
-      if (!sameBound(A, B, AC)) {
+      if (!sameBound(A, B, KernelBody, AC)) {
         Missed(Here("the loops at " + str(lineCol(A->getBeginLoc(), AC)) +
                     " and " + str(lineCol(B->getBeginLoc(), AC)) +
                     " have different bounds"));
