@@ -2,6 +2,7 @@
 
 #include "kopt/Analysis/DeviationSums.h"
 #include "kopt/Analysis/CudaAST.h"
+#include "kopt/Analysis/LoopAccumulators.h"
 #include "kopt/Analysis/Mutation.h"
 
 #include "clang/AST/Attr.h"
@@ -26,12 +27,12 @@ SmallVector<const Stmt *, 4> statementsOf(const Stmt *Body) {
   return Out;
 }
 
-/// Whether E is a constant 2 (2, 2.0f, 2.0).
-bool isTwo(const Expr *E, const ASTContext &AC) {
+/// Whether E is the constant \p Value (2, 2.0f, 2.0 for 2).
+bool isConstant(const Expr *E, const ASTContext &AC, int Value) {
   Expr::EvalResult V;
   return E->EvaluateAsRValue(V, AC) &&
-         (V.Val.isFloat() ? V.Val.getFloat().isExactlyValue(2.0)
-                          : V.Val.isInt() && V.Val.getInt() == 2);
+         (V.Val.isFloat() ? V.Val.getFloat().isExactlyValue(Value)
+                          : V.Val.isInt() && V.Val.getInt() == Value);
 }
 
 /// Whether Call is an exponential: expf, exp (CUDA's overloads) or __expf.
@@ -87,7 +88,7 @@ addedTerm(const Stmt *S, const VarDecl *&Acc,
     StringRef Name = F ? F->getName() : "";
     if (Call && Call->getNumArgs() == 2 &&
         (Name == "powf" || Name == "pow" || Name == "__powf") &&
-        isTwo(Call->getArg(1), F->getASTContext()))
+        isConstant(Call->getArg(1), F->getASTContext(), 2))
       return AddedTerm{DeviationTerm::Square, Call->getArg(0), Call->getArg(0)};
     if (Call && isExp(Call))
       return AddedTerm{DeviationTerm::Exp, Call->getArg(0), Call->getArg(0),
@@ -251,7 +252,7 @@ std::optional<VarianceFold> matchVarianceFold(const IfStmt *If,
     if (!TwoS || !NC || varOf(Times->getLHS()) != C ||
         varOf(NC->getLHS()) != Out.Count || varOf(NC->getRHS()) != C)
       return false;
-    if (!isTwo(TwoS->getLHS(), AC))
+    if (!isConstant(TwoS->getLHS(), AC, 2))
       return false;
     Sq = varOf(Minus->getLHS());
     Sum = varOf(TwoS->getRHS());
@@ -298,6 +299,99 @@ std::optional<VarianceFold> matchVarianceFold(const IfStmt *If,
   if (!Found)
     return std::nullopt;
   return Out;
+}
+
+std::optional<SoftmaxFold>
+matchSoftmaxFold(const ForStmt *Loop, const FunctionDecl *F, ASTContext &AC) {
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Loop->getBody());
+  if (!Body || !F->getBody())
+    return std::nullopt;
+  auto Local = [](const Stmt *S) -> const VarDecl * {
+    const auto *DS = dyn_cast<DeclStmt>(S);
+    const auto *V = DS && DS->isSingleDecl()
+                        ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                        : nullptr;
+    return V && V->getInit() && V->getType().isConstQualified() ? V : nullptr;
+  };
+  // exp(a - b), the difference returned.
+  auto ExpOf = [](const Expr *E) {
+    const auto *Call = dyn_cast<CallExpr>(bare(E));
+    return Call && isExp(Call) ? binary(Call->getArg(0), BO_Sub) : nullptr;
+  };
+  ArrayRef<Stmt *> Stmts(Body->body_begin(), Body->body_end());
+  for (size_t I = 0; I + 3 < Stmts.size(); ++I) {
+    // const T E = element; const T N = fmaxf(M, E);
+    const VarDecl *E = Local(Stmts[I]), *N = Local(Stmts[I + 1]);
+    const auto *Max = N ? dyn_cast<CallExpr>(bare(N->getInit())) : nullptr;
+    if (!E || !Max || Max->getNumArgs() != 2 || !Max->getDirectCallee() ||
+        !minMaxKind(Max->getDirectCallee()->getName()) ||
+        *minMaxKind(Max->getDirectCallee()->getName()) != Accumulator::Max ||
+        varOf(Max->getArg(1)) != E)
+      continue;
+    const VarDecl *M = varOf(Max->getArg(0));
+    // S = S * exp(M - N) + exp(E - N);
+    const auto *Update = dyn_cast<Expr>(Stmts[I + 2]);
+    const BinaryOperator *Set = Update ? binary(Update, BO_Assign) : nullptr;
+    const BinaryOperator *Plus = Set ? binary(Set->getRHS(), BO_Add) : nullptr;
+    const BinaryOperator *Scale =
+        Plus ? binary(Plus->getLHS(), BO_Mul) : nullptr;
+    const VarDecl *S = Set ? varOf(Set->getLHS()) : nullptr;
+    const BinaryOperator *Old = Scale ? ExpOf(Scale->getRHS()) : nullptr;
+    const BinaryOperator *New = Plus ? ExpOf(Plus->getRHS()) : nullptr;
+    if (!M || !S || !Old || !New || varOf(Scale->getLHS()) != S ||
+        varOf(Old->getLHS()) != M || varOf(Old->getRHS()) != N ||
+        varOf(New->getLHS()) != E || varOf(New->getRHS()) != N)
+      continue;
+    // M = N;
+    const auto *Last = dyn_cast<Expr>(Stmts[I + 3]);
+    const BinaryOperator *Keep = Last ? binary(Last, BO_Assign) : nullptr;
+    if (!Keep || varOf(Keep->getLHS()) != M || varOf(Keep->getRHS()) != N)
+      continue;
+    // Locals of the function, outside the loop, S from zero; no other
+    // reference in the loop.
+    if (M == S || !S->getInit() || !isConstant(S->getInit(), AC, 0) ||
+        !M->hasLocalStorage() || !S->hasLocalStorage() ||
+        M->hasAttr<CUDASharedAttr>() || S->hasAttr<CUDASharedAttr>() ||
+        varsDeclaredIn(Loop).count(M) || varsDeclaredIn(Loop).count(S) ||
+        countReferences(Loop, M) != 3 || countReferences(Loop, S) != 2)
+      continue;
+    // After the loop: if (S != 0) { w += S * exp(M - centre); }, the only
+    // reads of M and S.
+    const SourceManager &SM = AC.getSourceManager();
+    std::optional<SoftmaxFold> Out;
+    forEachSubStmt(F->getBody(), [&](const Stmt *X) {
+      const auto *If = dyn_cast<IfStmt>(X);
+      if (Out || !If || If->getElse() || If->getInit() ||
+          If->getConditionVariable() ||
+          !SM.isBeforeInTranslationUnit(Loop->getEndLoc(), If->getBeginLoc()))
+        return;
+      const BinaryOperator *Cond = binary(If->getCond(), BO_NE);
+      const Stmt *Then = If->getThen();
+      if (const auto *CS = dyn_cast<CompoundStmt>(Then))
+        Then = CS->size() == 1 ? CS->body_front() : nullptr;
+      if (!Cond || !isConstant(Cond->getRHS(), AC, 0) ||
+          varOf(Cond->getLHS()) != S || !Then)
+        return;
+      const VarDecl *W = addsTo(Then, [&](const Expr *T) {
+        const BinaryOperator *Times = binary(T, BO_Mul);
+        const BinaryOperator *D = Times ? ExpOf(Times->getRHS()) : nullptr;
+        return D && varOf(Times->getLHS()) == S && varOf(D->getLHS()) == M &&
+               countReferences(D->getRHS(), M) == 0 &&
+               countReferences(D->getRHS(), S) == 0;
+      });
+      if (W && W != M && W != S && countReferences(If, M) == 1 &&
+          countReferences(If, S) == 2)
+        Out = SoftmaxFold{M, S, W, If};
+    });
+    if (!Out)
+      continue;
+    for (const VarDecl *V : {M, S})
+      if (countReferences(F->getBody(), V) !=
+          countReferences(Loop, V) + countReferences(Out->If, V))
+        return std::nullopt;
+    return Out;
+  }
+  return std::nullopt;
 }
 
 std::optional<Decision<DeviationSumLoop>>

@@ -165,8 +165,9 @@ std::optional<Accumulator::KindT> updateKind(const Stmt *S, const VarDecl *V,
   return std::nullopt;
 }
 
-Decision<std::vector<Accumulator>> loopAccumulators(const ForStmt *Loop,
-                                                    ASTContext &Ctx) {
+Decision<std::vector<Accumulator>>
+loopAccumulators(const ForStmt *Loop, ASTContext &Ctx,
+                 ArrayRef<const VarDecl *> Vouched) {
   auto Refuse = [&](const Stmt *At, const Twine &Why) {
     return Refusal{Why.str(), lineCol(At->getBeginLoc(), Ctx)};
   };
@@ -192,7 +193,8 @@ Decision<std::vector<Accumulator>> loopAccumulators(const ForStmt *Loop,
       return;
     std::optional<WriteOf> W = writeOf(S);
     const VarDecl *V = W ? localWriteTarget(W->Target) : nullptr;
-    if (!V || Inside.count(V) || (CL && V == CL->Var))
+    if (!V || Inside.count(V) || (CL && V == CL->Var) ||
+        llvm::is_contained(Vouched, V))
       return;
     std::optional<Update> U = referencedVar(W->Target->IgnoreParens()) == V
                                   ? matchUpdate(S, V, Guards.lookup(S), Ctx)

@@ -122,8 +122,13 @@ public:
   }
 
   std::optional<Refusal> follow(const Accumulator &A) {
-    std::vector<Held> Work{
-        {A.Var, A.Kind, Loop->getEndLoc(), Level::Thread, A.Var}};
+    return follow(A.Var, A.Kind, Loop->getEndLoc());
+  }
+
+  /// V holds a thread's partial of kind K from After on.
+  std::optional<Refusal> follow(const VarDecl *V, Accumulator::KindT K,
+                                SourceLocation After) {
+    std::vector<Held> Work{{V, K, After, Level::Thread, V}};
     while (!Work.empty()) {
       Held H = Work.back();
       Work.pop_back();
@@ -395,19 +400,27 @@ std::optional<Refusal> checkPartialsCombined(const FunctionDecl *F,
                                              const ForStmt *Loop,
                                              PartialScope Scope,
                                              ASTContext &AC) {
-  Decision<std::vector<Accumulator>> Accs = loopAccumulators(Loop, AC);
+  // online-softmax's running maximum and sum (DeviationSums.h): a pair for
+  // any share of the elements; its closed form makes a thread's partial.
+  std::optional<SoftmaxFold> Pair = matchSoftmaxFold(Loop, F, AC);
+  std::vector<const VarDecl *> Vouched;
+  if (Pair)
+    Vouched = {Pair->Max, Pair->Sum};
+  Decision<std::vector<Accumulator>> Accs = loopAccumulators(Loop, AC, Vouched);
   if (const auto *Why = std::get_if<Refusal>(&Accs))
     return Refusal{"the loop carries state other than partial sums, maxima "
                    "and minima: " +
                        Why->Message,
                    Why->Loc};
   const auto &Found = std::get<std::vector<Accumulator>>(Accs);
-  if (Found.empty())
+  if (Found.empty() && !Pair)
     return std::nullopt;
   Follower Follow(F, Loop, Scope, AC);
   for (const Accumulator &A : Found)
     if (std::optional<Refusal> Why = Follow.follow(A))
       return Why;
+  if (Pair)
+    return Follow.follow(Pair->Into, Accumulator::Sum, Pair->If->getEndLoc());
   return std::nullopt;
 }
 

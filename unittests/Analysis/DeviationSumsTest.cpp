@@ -185,3 +185,34 @@ TEST(DeviationSumsTest, TheSpellingsOfAnExponentialOfADeviation) {
                 .last(DeviationTerm::Square),
             "none");
 }
+
+TEST(DeviationSumsTest, TheRunningPairAndItsClosedFormAreASoftmaxFold) {
+  const std::string Pair =
+      "float m = -3.4e38f, s = 0.0f;\n" + std::string(Loop) +
+      " {\n  const float e = x[i];\n  const float n = fmaxf(m, e);\n"
+      "  s = s * expf(m - n) + expf(e - n);\n  m = n;\n}\n"
+      "float w = 0.0f;\n";
+  const std::string Closed =
+      "if (s != 0.0f) {\n  w += s * expf(m - mean);\n}\ny[0] = w;";
+  auto Match = [](const std::string &Body) {
+    Loops L(Body);
+    return L.For.empty() ? std::nullopt
+                         : matchSoftmaxFold(L.For[0], L.F, L.ctx());
+  };
+  auto Good = Match(Pair + Closed);
+  ASSERT_TRUE(Good.has_value());
+  EXPECT_EQ(Good->Max->getName(), "m");
+  EXPECT_EQ(Good->Sum->getName(), "s");
+  EXPECT_EQ(Good->Into->getName(), "w");
+  // The running maximum read after the loop other than by the closed form.
+  EXPECT_FALSE(Match(Pair + Closed + "\ny[1] = m;").has_value());
+  // The sum starting elsewhere than 0, or rescaled with another value.
+  std::string From1 = Pair;
+  From1.replace(From1.find("s = 0.0f"), 8, "s = 1.0f");
+  EXPECT_FALSE(Match(From1 + Closed).has_value());
+  std::string Other = Pair;
+  Other.replace(Other.find("expf(m - n)"), 11, "expf(e - n)");
+  EXPECT_FALSE(Match(Other + Closed).has_value());
+  // No closed form: nothing vouches for the pair.
+  EXPECT_FALSE(Match(Pair + "y[0] = s;").has_value());
+}

@@ -86,6 +86,31 @@ std::optional<VarianceFold> matchVarianceFold(const clang::IfStmt *If,
                                               const clang::FunctionDecl *F,
                                               clang::ASTContext &AC);
 
+/// The closed form passes/OnlineSoftmax.cpp puts in place of a sum of
+/// exponentials, after the earlier loop Loop that keeps its running pair:
+///
+///   if (S != 0) {
+///     w += S * exp(M - centre);
+///   }
+///
+/// where Loop's body, unconditionally, computes `const T E = element;
+/// const T N = fmaxf(M, E); S = S * exp(M - N) + exp(E - N); M = N;`
+/// (fmax for double; expf, exp or __expf), the only references to M and S
+/// in the loop, and nothing but the closed form reads them after it; S
+/// starts at 0. Then w gains sum exp(element - centre) over the iterations
+/// the thread ran, whichever those were: (M, S) is the largest element and
+/// the sum of exponentials scaled to it of any set of elements, folded in
+/// any order. Vectorizing Loop (another share of its iterations per
+/// thread, the body copied for each element) keeps w such a partial.
+struct SoftmaxFold {
+  const clang::VarDecl *Max = nullptr, *Sum = nullptr; ///< M, S
+  const clang::VarDecl *Into = nullptr;                ///< w
+  const clang::IfStmt *If = nullptr;
+};
+std::optional<SoftmaxFold> matchSoftmaxFold(const clang::ForStmt *Loop,
+                                            const clang::FunctionDecl *F,
+                                            clang::ASTContext &AC);
+
 /// Loop taken apart as above, for sums of \p Term; a Refusal when its body
 /// adds that function of a deviation to an outer variable but is not only
 /// that; none when the loop adds no such term (it is no candidate).

@@ -62,9 +62,12 @@ struct Accumulator {
 
 /// The accumulators Loop carries, one for each variable declared outside
 /// it that it writes, or why its state is more than that. A loop that
-/// writes no outer variable has none.
-Decision<std::vector<Accumulator>> loopAccumulators(const clang::ForStmt *Loop,
-                                                    clang::ASTContext &Ctx);
+/// writes no outer variable has none. Variables in \p Vouched are left out:
+/// the caller has shown what they carry (online-softmax's running pair,
+/// DeviationSums.h's SoftmaxFold).
+Decision<std::vector<Accumulator>>
+loopAccumulators(const clang::ForStmt *Loop, clang::ASTContext &Ctx,
+                 llvm::ArrayRef<const clang::VarDecl *> Vouched = {});
 
 /// The kind of fmaxf, fmax, max (a maximum) and fminf, fmin, min (a
 /// minimum); none for any other name.

@@ -52,7 +52,7 @@ extern "C" void launch(const float *x, float *y, int rows, int cols,
 // OUT:      float kopt_sm_m = -3.40282347e+38f;
 // OUT-NEXT: float kopt_sm_s = 0.0f;
 // OUT-NEXT: for (int j = static_cast<int>(kopt_cluster_part(cols, kopt_rank, 8u, blockDim.x) +
-// OUT:        kopt_sm_s += expf(kopt_sm_e - kopt_sm_m);
+// OUT:        kopt_sm_s = kopt_sm_s * expf(kopt_sm_m - kopt_sm_n) + expf(kopt_sm_e - kopt_sm_n);
 // OUT:      m = kopt_cluster_combine<8u>(
 // OUT:      if (kopt_sm_s != 0.0f) {
 // OUT-NEXT:   sum += kopt_sm_s * expf(kopt_sm_m - row_max);

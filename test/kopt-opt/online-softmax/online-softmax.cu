@@ -53,12 +53,9 @@ __global__ void softmax_rows(const float *__restrict__ x,
 // OUT-NEXT: for (int j = threadIdx.x; j < cols; j += blockDim.x) {
 // OUT-NEXT:   m = fmaxf(m, in[j]);
 // OUT-NEXT:   const float kopt_sm_e = in[j];
-// OUT-NEXT:   if (kopt_sm_e > kopt_sm_m) {
-// OUT-NEXT:     kopt_sm_s = kopt_sm_s * expf(kopt_sm_m - kopt_sm_e) + 1.0f;
-// OUT-NEXT:     kopt_sm_m = kopt_sm_e;
-// OUT-NEXT:   } else {
-// OUT-NEXT:     kopt_sm_s += expf(kopt_sm_e - kopt_sm_m);
-// OUT-NEXT:   }
+// OUT-NEXT:   const float kopt_sm_n = fmaxf(kopt_sm_m, kopt_sm_e);
+// OUT-NEXT:   kopt_sm_s = kopt_sm_s * expf(kopt_sm_m - kopt_sm_n) + expf(kopt_sm_e - kopt_sm_n);
+// OUT-NEXT:   kopt_sm_m = kopt_sm_n;
 // OUT-NEXT: }
 // OUT:      float sum = 0.0f;
 // OUT-NEXT: if (kopt_sm_s != 0.0f) {
@@ -93,8 +90,8 @@ template __global__ void softmax_serial<double>(const double *__restrict__,
 // OUT-LABEL: void softmax_serial(
 // OUT:      T kopt_sm_m = -1.7976931348623157e+308;
 // OUT-NEXT: T kopt_sm_s = static_cast<T>(0);
-// OUT:        if (kopt_sm_e > kopt_sm_m) {
-// OUT-NEXT:     kopt_sm_s = kopt_sm_s * __expf(kopt_sm_m - kopt_sm_e) + static_cast<T>(1);
+// OUT:        const T kopt_sm_n = fmax(kopt_sm_m, kopt_sm_e);
+// OUT-NEXT:   kopt_sm_s = kopt_sm_s * __expf(kopt_sm_m - kopt_sm_n) + __expf(kopt_sm_e - kopt_sm_n);
 // OUT:      if (kopt_sm_s != static_cast<T>(0)) {
 // OUT-NEXT:   total += kopt_sm_s * __expf(kopt_sm_m - maxval);
 // OUT-NEXT: }
