@@ -5,12 +5,15 @@
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
 
 #include <map>
 #include <set>
 
 using namespace clang;
+using namespace clang::ast_matchers;
 using namespace llvm;
 
 namespace kopt {
@@ -64,6 +67,29 @@ std::optional<unsigned> ownLine(StringRef Code, unsigned Offset) {
 }
 
 } // namespace
+
+std::vector<DeviationSumLoop> deviationSumLoops(KernelContext &KC,
+                                                DeviationTerm Term,
+                                                StringRef Why, StringRef None) {
+  ASTContext &AC = KC.pass().deviceContext();
+  std::vector<DeviationSumLoop> Out;
+  bool Refused = false;
+  for (const BoundNodes &N :
+       match(findAll(forStmt().bind("f")), *KC.kernel().Decl->getBody(), AC)) {
+    auto M = matchDeviationSum(N.getNodeAs<ForStmt>("f"), Term, AC);
+    if (!M)
+      continue;
+    if (const auto *R = std::get_if<Refusal>(&*M)) {
+      KC.refused(*R, Why);
+      Refused = true;
+    } else {
+      Out.push_back(std::get<DeviationSumLoop>(*M));
+    }
+  }
+  if (Out.empty() && !Refused)
+    KC.missed(Why + None);
+  return Out;
+}
 
 const ReReadGroup *foldPartner(KernelContext &KC, const ReReadLoops &Found,
                                const DeviationSumLoop &B, StringRef Why) {

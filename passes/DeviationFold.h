@@ -44,6 +44,14 @@ struct DeviationFold {
                                     ///< first line without indentation
 };
 
+/// The loops of the kernel that sum \p Term of deviations (DeviationSums.h),
+/// the refusals among them said with \p Why first; where there is neither,
+/// the missed remark \p Why + \p None.
+std::vector<DeviationSumLoop> deviationSumLoops(KernelContext &KC,
+                                                DeviationTerm Term,
+                                                llvm::StringRef Why,
+                                                llvm::StringRef None);
+
 /// The group whose A reads B's element first, with the same iterations,
 /// from a pointer that can be cached, and declares none of the names the
 /// element is written with; null, with the missed remark (\p Why first)

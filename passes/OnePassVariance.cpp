@@ -73,11 +73,7 @@
 #include "SourceLayout.h"
 #include "kopt/Analysis/Names.h"
 
-#include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/ASTMatchers/ASTMatchers.h"
-
 using namespace clang;
-using namespace clang::ast_matchers;
 using namespace llvm;
 
 namespace kopt {
@@ -97,29 +93,13 @@ class OnePassVariancePass : public KernelPass<OnePassVarianceOptions> {
   void runOnKernel(KernelContext &KC) override {
     const KernelInfo &K = KC.kernel();
     ASTContext &AC = KC.pass().deviceContext();
-    std::vector<DeviationSumLoop> Candidates;
-    bool Refused = false;
-    for (const BoundNodes &N :
-         match(findAll(forStmt().bind("f")), *K.Decl->getBody(), AC)) {
-      auto M = matchDeviationSum(N.getNodeAs<ForStmt>("f"),
-                                 DeviationTerm::Square, AC);
-      if (!M)
-        continue;
-      const auto *R = std::get_if<Refusal>(&*M);
-      Refused |= R != nullptr;
-      if (R)
-        KC.refused(*R, Why);
-      else
-        Candidates.push_back(std::get<DeviationSumLoop>(*M));
-    }
-    if (Candidates.empty()) {
-      if (!Refused)
-        KC.missed(std::string(Why) +
-                  "no loop only adds squared deviations of elements from a "
-                  "value it does not change (v += (x[i] - mean) * (x[i] - "
-                  "mean))");
+    std::vector<DeviationSumLoop> Candidates = deviationSumLoops(
+        KC, DeviationTerm::Square, Why,
+        "no loop only adds squared deviations of elements from a "
+        "value it does not change (v += (x[i] - mean) * (x[i] - "
+        "mean))");
+    if (Candidates.empty())
       return;
-    }
     ReReadLoops Found = findReReadLoops(K, AC, ReReadShapes::SameIterations);
     std::set<std::string> Names = namesUsedIn(K.Decl, AC);
     std::vector<DeviationFold> Folds;

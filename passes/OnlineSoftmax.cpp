@@ -61,11 +61,7 @@
 #include "SourceLayout.h"
 #include "kopt/Analysis/Names.h"
 
-#include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/ASTMatchers/ASTMatchers.h"
-
 using namespace clang;
-using namespace clang::ast_matchers;
 using namespace llvm;
 
 namespace kopt {
@@ -85,28 +81,12 @@ class OnlineSoftmaxPass : public KernelPass<OnlineSoftmaxOptions> {
   void runOnKernel(KernelContext &KC) override {
     const KernelInfo &K = KC.kernel();
     ASTContext &AC = KC.pass().deviceContext();
-    std::vector<DeviationSumLoop> Candidates;
-    bool Refused = false;
-    for (const BoundNodes &N :
-         match(findAll(forStmt().bind("f")), *K.Decl->getBody(), AC)) {
-      auto M =
-          matchDeviationSum(N.getNodeAs<ForStmt>("f"), DeviationTerm::Exp, AC);
-      if (!M)
-        continue;
-      const auto *R = std::get_if<Refusal>(&*M);
-      Refused |= R != nullptr;
-      if (R)
-        KC.refused(*R, Why);
-      else
-        Candidates.push_back(std::get<DeviationSumLoop>(*M));
-    }
-    if (Candidates.empty()) {
-      if (!Refused)
-        KC.missed(std::string(Why) +
-                  "no loop only adds exponentials of elements' deviations "
-                  "from a value it does not change (s += expf(x[i] - max))");
+    std::vector<DeviationSumLoop> Candidates = deviationSumLoops(
+        KC, DeviationTerm::Exp, Why,
+        "no loop only adds exponentials of elements' deviations "
+        "from a value it does not change (s += expf(x[i] - max))");
+    if (Candidates.empty())
       return;
-    }
     ReReadLoops Found = findReReadLoops(K, AC, ReReadShapes::SameIterations);
     std::set<std::string> Names = namesUsedIn(K.Decl, AC);
     std::vector<DeviationFold> Folds;
