@@ -349,6 +349,19 @@ def block_tree(s, a, op, k, out_store):
     k.append("  }")
 
 
+def second_tree(s, a, k, partial, into, value):
+    """A second block reduction of each thread's `partial` into the shared
+    scalar `into` (value % the total); the first tree's result is read by
+    every thread before the second tree reuses its buffer."""
+    k.append("  __syncthreads();")
+    k.append("  __shared__ float %s;" % into)
+    k.append("  {")
+    k.append("  %s s = %s;" % (a, partial))
+    block_tree(s, a, "sum", k, lambda r: "%s = %s;" % (into, value % r))
+    k.append("  }")
+    k.append("  __syncthreads();")
+
+
 def render_blockred(s, name, o):
     dt, a, op = s["dtype"], comp(s["dtype"]), s["op"]
     odt = dt if s["norm"] else out_dtype(s)
@@ -386,13 +399,14 @@ def render_blockred(s, name, o):
             k.append("    %s d = %s - %s;" % (a, v, mean))
             k.append("    s2 += d * d;")
             k.append("  }")
-            k.append("  __shared__ float var_s;")
-            k.append("  {")
-            k.append("  %s s = s2;" % a)
-            block_tree(s, a, "sum", k, lambda r: "var_s = %s / cols;" % r)
-            k.append("  }")
-            k.append("  __syncthreads();")
+            second_tree(s, a, k, "s2", "var_s", "%s / cols")
             scale = "rsqrtf(var_s + 1e-5f) * alpha"
+        elif s.get("softmax"):  # a softmax's denominator around the mean
+            k.append("  %s s3 = 0;" % a)
+            k.append("  for (int c = tid; c < %s; c += blockDim.x)" % width)
+            k.append("    s3 += expf(%s - %s);" % (v, mean))
+            second_tree(s, a, k, "s3", "esum_s", "%s")
+            scale = "alpha / esum_s"
         k.append("  for (int c = tid; c < cols; c += blockDim.x)")
         k.append("    out[row * cols + c] = %s;"
                  % store(dt, "(%s - %s) * %s" % (v, mean, scale)))

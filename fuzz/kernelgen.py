@@ -19,7 +19,8 @@ Kinds (what real code writes, and what the passes look for):
             two-pass mean and variance), through a row pointer or not
   blockred  one block per row: a block-stride loop, then a tree in shared
             memory or warp shuffles; or a two-pass norm writing the row
-            (some with a two-pass variance)
+            (with a two-pass variance, or a sum of exponentials of the
+            deviations from the mean: online-softmax's shape)
   strided   threads across a strided axis: one block per column walking
             the rows, or one thread per column
   grid2d    2-D blocks: a transpose, a broadcast add
@@ -117,6 +118,9 @@ def random_kernel(rng, rng2=None, rng3=None):
         # standard deviation, from a second loop of squared deviations (no
         # draw of its own: earlier seeds keep their programs' other kernels)
         s["var"] = bool(s["norm"]) and s["tree_start"] == "B"
+        # the others also divide by a sum of exponentials of the elements'
+        # deviations from the mean (online-softmax's shape)
+        s["softmax"] = bool(s["norm"]) and s["tree_start"] == "blockDim"
     elif kind == "strided":
         s["dtype"] = pick(rng, ["f32", "f16", "bf16", "i32"], [6, 2, 2, 2])
         s["form"] = pick(rng, ["block", "thread"])

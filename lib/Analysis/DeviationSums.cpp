@@ -145,6 +145,17 @@ const ArraySubscriptExpr *loadUnder(const Expr *E) {
       }
       return nullptr;
     }
+    // The copy of a class element passed by value (`__half2float(x[i])`).
+    if (const auto *C = dyn_cast<CXXConstructExpr>(E);
+        C && C->getNumArgs() == 1 &&
+        C->getConstructor()->isCopyOrMoveConstructor()) {
+      E = C->getArg(0);
+      continue;
+    }
+    if (const auto *T = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = T->getSubExpr();
+      continue;
+    }
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
       const FunctionDecl *F = Call->getDirectCallee();
       StringRef Name = F ? F->getName() : "";

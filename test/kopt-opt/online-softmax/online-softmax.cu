@@ -11,6 +11,7 @@
 // RUN: kopt-opt %s -passes=online-softmax -Rpass-missed=online-softmax -o %t.exact.cu 2>&1 | FileCheck --check-prefix=EXACT %s
 // RUN: diff %s %t.exact.cu
 // REQUIRES: filecheck
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 // A block a row, block-stride loops; the first loop's body gets braces.
@@ -146,4 +147,19 @@ __global__ void alone(const float *__restrict__ x, float *y, int n,
   for (int i = threadIdx.x; i < n; i += blockDim.x)
     s += expf(x[i] - mx);
   y[threadIdx.x] = s;
+}
+
+// Half elements converted by __half2float (passed by value: a copy of the
+// class element around the load).
+// CHECK: online-softmax.cu:[[@LINE+8]]:3: remark: the sum of exponentials of '__half2float(x[i])' less 'm' comes from a running maximum and sum the loop at [[@LINE+5]]:3 keeps
+// OUT: const float kopt_sm_e = __half2float(x[i]);
+__global__ void halves(const __half *__restrict__ x, float *y, int n,
+                       float m) {
+  float a = 0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    a += __half2float(x[i]);
+  float s = 0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    s += expf(__half2float(x[i]) - m);
+  y[threadIdx.x] = s + a;
 }
