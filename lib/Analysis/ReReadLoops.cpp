@@ -77,8 +77,11 @@ std::string checkIndex(const Expr *E, const VarDecl *LoopVar,
       return "a cast";
     return checkIndex(Cast->getSubExpr(), LoopVar, Loop, Body, AC, Vars);
   }
+  // A template's value parameter (`c += BLOCK`): one value an instance.
+  if (const auto *Sub = dyn_cast<SubstNonTypeTemplateParmExpr>(E))
+    return checkIndex(Sub->getReplacement(), LoopVar, Loop, Body, AC, Vars);
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
-    if (isa<EnumConstantDecl>(Ref->getDecl()))
+    if (isa<EnumConstantDecl, NonTypeTemplateParmDecl>(Ref->getDecl()))
       return "";
     const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
     if (!V)

@@ -163,3 +163,20 @@ __global__ void halves(const __half *__restrict__ x, float *y, int n,
     s += expf(__half2float(x[i]) - m);
   y[threadIdx.x] = s + a;
 }
+
+// A template's block size as the loops' step (one value an instance).
+// CHECK: online-softmax.cu:[[@LINE+10]]:3: remark: the sum of exponentials of 'x[i]' less 'm' comes from a running maximum and sum the loop at [[@LINE+7]]:3 keeps
+// OUT: for (int i = threadIdx.x; i < n; i += BLOCK) {
+// OUT-NEXT: m = fmaxf(m, x[i]);
+// OUT-NEXT: const float kopt_sm_e = x[i];
+template <int BLOCK>
+__global__ void stepped(const float *__restrict__ x, float *y, int n) {
+  float m = -INFINITY;
+  for (int i = threadIdx.x; i < n; i += BLOCK)
+    m = fmaxf(m, x[i]);
+  float s = 0;
+  for (int i = threadIdx.x; i < n; i += BLOCK)
+    s += expf(x[i] - m);
+  y[threadIdx.x] = s;
+}
+template __global__ void stepped<256>(const float *__restrict__, float *, int);
