@@ -31,8 +31,10 @@ public:
     return Out;
   }
 
-  std::vector<std::size_t> children(std::size_t Count) override {
-    std::vector<std::size_t> Out(Count);
+  std::vector<std::size_t> children(const Candidate &,
+                                    const std::vector<Candidate> &Proposed,
+                                    const std::vector<Candidate> &) override {
+    std::vector<std::size_t> Out(Proposed.size());
     std::iota(Out.begin(), Out.end(), 0);
     shuffle(Out);
     if (Out.size() > static_cast<std::size_t>(Width))

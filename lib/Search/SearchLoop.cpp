@@ -242,7 +242,11 @@ bool Loop::expand() {
         for (Proposal &Child : Pr->propose(Context))
           Children.push_back(child(*Parent, *Pr, Child, Parent->Depth + 1));
     }
-    for (std::size_t I : Strategy.children(Children.size()))
+    std::vector<std::size_t> Chosen = Strategy.children(*Parent, Children, All);
+    if (Chosen.size() < Children.size())
+      Skipped["not chosen by the " + Strategy.name() + " searcher"] +=
+          static_cast<long>(Children.size() - Chosen.size());
+    for (std::size_t I : Chosen)
       if (!addCandidate(Children[I]))
         return false;
     if (!S.markExpanded(Parent->Id))

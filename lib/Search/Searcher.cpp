@@ -10,8 +10,10 @@ namespace kopt::search {
 
 Searcher::~Searcher() = default;
 
-std::vector<std::size_t> Searcher::children(std::size_t Count) {
-  std::vector<std::size_t> All(Count);
+std::vector<std::size_t>
+Searcher::children(const Candidate &, const std::vector<Candidate> &Proposed,
+                   const std::vector<Candidate> &) {
+  std::vector<std::size_t> All(Proposed.size());
   std::iota(All.begin(), All.end(), 0);
   return All;
 }
@@ -107,6 +109,8 @@ std::unique_ptr<Searcher> createSearcher(const std::string &Name,
     return createExhaustiveSearcher(O);
   if (Name == "random")
     return createRandomSearcher(O);
+  if (Name == "model")
+    return createModelSearcher(O);
   return nullptr;
 }
 

@@ -28,8 +28,12 @@ SEARCH OPTIONS
   --store FILE           The SQLite store (default DIR/search.sqlite). Run the
                          same command again to resume a stopped search.
   --devices LIST         GPUs, e.g. 0,1: one evaluation worker each (default 0).
-  --strategy S           beam (default), exhaustive or random.
-  --beam-width W         Parents per round for beam and random (default 4).
+  --strategy S           beam (default), exhaustive, random or model (beam's
+                         parents; only the children whose move a model of
+                         the moves measured so far expects to gain 3%,
+                         within one standard deviation; docs/search.md).
+  --beam-width W         Parents per round for beam, random and model
+                         (default 4).
   --depth D              Edits from a root at most (default 3).
   --budget-candidates N  Stop after N evaluations (stored ones count).
   --budget-gpu-s S       Stop after S seconds of evaluation.
@@ -332,9 +336,9 @@ int parseCommandLine(const std::vector<std::string> &Args, CommandLine &CL) {
   if (CL.Command == "show" && CL.Inputs.size() > 2)
     return usageError("show takes a STORE and at most one PROBLEM name");
   if (CL.Strategy != "beam" && CL.Strategy != "exhaustive" &&
-      CL.Strategy != "random")
+      CL.Strategy != "random" && CL.Strategy != "model")
     return usageError("unknown strategy '" + CL.Strategy +
-                      "' (known: beam, exhaustive, random)");
+                      "' (known: beam, exhaustive, random, model)");
   bool UsesLLM = false;
   for (const std::string &P : CL.Proposers) {
     if (P != "passes" && P != "llm")

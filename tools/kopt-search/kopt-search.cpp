@@ -218,7 +218,7 @@ int searchOne(const CommandLine &CL, const fs::path &ProblemPath,
     };
     Exec = createSlurmExecutor(SO, EO, std::move(Exec));
   }
-  SearcherOptions SO{CL.BeamWidth, CL.Seed};
+  SearcherOptions SO{CL.BeamWidth, CL.Seed, &Space};
   std::unique_ptr<Searcher> Strategy = createSearcher(CL.Strategy, SO);
   std::vector<std::unique_ptr<Proposer>> Owned;
   std::vector<Proposer *> Proposers;

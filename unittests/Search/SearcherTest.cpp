@@ -21,6 +21,10 @@ Candidate measured(std::int64_t Id, const std::string &Recipe, double S,
   return C;
 }
 
+std::vector<Candidate> proposed(std::size_t N) {
+  return std::vector<Candidate>(N);
+}
+
 } // namespace
 
 TEST(SearcherTest, RanksBySpeedupAndPrefersShorterRecipesWithinNoise) {
@@ -51,7 +55,7 @@ TEST(SearcherTest, BeamKeepsTheWidthBest) {
   ASSERT_EQ(P.size(), 2u);
   EXPECT_EQ(P[0], &B);
   EXPECT_EQ(P[1], &C);
-  EXPECT_EQ(S->children(3).size(), 3u);
+  EXPECT_EQ(S->children(A, proposed(3), {}).size(), 3u);
 }
 
 TEST(SearcherTest, ExhaustiveExpandsEverything) {
@@ -59,7 +63,7 @@ TEST(SearcherTest, ExhaustiveExpandsEverything) {
   ASSERT_NE(S, nullptr);
   Candidate A = measured(1, "a", 1.1, 0.0), B = measured(2, "b", 1.3, 0.0);
   EXPECT_EQ(S->parents({&A, &B}, {&A, &B}).size(), 2u);
-  EXPECT_EQ(S->children(7).size(), 7u);
+  EXPECT_EQ(S->children(A, proposed(7), {}).size(), 7u);
 }
 
 TEST(SearcherTest, RandomIsRepeatableForASeed) {
@@ -67,8 +71,10 @@ TEST(SearcherTest, RandomIsRepeatableForASeed) {
   auto S2 = createSearcher("random", {3, 42});
   auto S3 = createSearcher("random", {3, 7});
   ASSERT_NE(S1, nullptr);
-  std::vector<std::size_t> A = S1->children(20), B = S2->children(20),
-                           C = S3->children(20);
+  Candidate P;
+  std::vector<std::size_t> A = S1->children(P, proposed(20), {}),
+                           B = S2->children(P, proposed(20), {}),
+                           C = S3->children(P, proposed(20), {});
   EXPECT_EQ(A.size(), 3u);
   EXPECT_EQ(A, B);
   EXPECT_NE(A, C);

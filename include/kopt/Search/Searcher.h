@@ -2,7 +2,8 @@
 //
 // A searcher decides, round after round, which evaluated candidates become
 // parents and which of their children are evaluated (KTT's two-method
-// searcher). Beam (default), exhaustive and random ship; one file each.
+// searcher). Beam (default), exhaustive, random and model (a Gaussian
+// process over the moves measured so far: MoveModel.h) ship; one file each.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KOPT_SEARCH_SEARCHER_H
@@ -18,9 +19,14 @@
 
 namespace kopt::search {
 
+struct SearchSpace;
+
 struct SearcherOptions {
   int BeamWidth = 4;
   std::uint64_t Seed = 1;
+  /// The passes' parameter space, which the model reads moves with; may
+  /// be null (the model then judges no move and evaluates every child).
+  const SearchSpace *Space = nullptr;
 };
 
 class Searcher {
@@ -32,8 +38,12 @@ public:
   virtual std::vector<const Candidate *>
   parents(const std::vector<const Candidate *> &Fresh,
           const std::vector<const Candidate *> &All) = 0;
-  /// Which of \p Count proposed children to evaluate, in order.
-  virtual std::vector<std::size_t> children(std::size_t Count);
+  /// Which of \p Proposed, the children proposed for \p Parent, to
+  /// evaluate, in order; \p History holds every candidate of the problem
+  /// so far. Default: all of them, in the proposers' order.
+  virtual std::vector<std::size_t>
+  children(const Candidate &Parent, const std::vector<Candidate> &Proposed,
+           const std::vector<Candidate> &History);
 };
 
 /// Candidates by measured speedup, best first; where two confidence
@@ -49,7 +59,8 @@ bestPerDeviceModel(const std::vector<Candidate> &All);
 std::unique_ptr<Searcher> createBeamSearcher(const SearcherOptions &O);
 std::unique_ptr<Searcher> createExhaustiveSearcher(const SearcherOptions &O);
 std::unique_ptr<Searcher> createRandomSearcher(const SearcherOptions &O);
-/// "beam", "exhaustive" or "random"; nullptr for another name.
+std::unique_ptr<Searcher> createModelSearcher(const SearcherOptions &O);
+/// "beam", "exhaustive", "random" or "model"; nullptr for another name.
 std::unique_ptr<Searcher> createSearcher(const std::string &Name,
                                          const SearcherOptions &O);
 
