@@ -15,8 +15,11 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *Data,
                                       std::size_t Size) {
+  // In memory where the system has it (/dev/shm): a run writes a file an
+  // input, and SQLite syncs it.
   static const std::string Path =
-      "/tmp/kopt-fuzz-store-" + std::to_string(getpid()) + ".sqlite";
+      std::string(access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp") +
+      "/kopt-fuzz-store-" + std::to_string(getpid()) + ".sqlite";
   {
     std::ofstream Out(Path, std::ios::binary | std::ios::trunc);
     Out.write(reinterpret_cast<const char *>(Data),
@@ -33,6 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *Data,
       (void)S->candidates(P.Id);
   }
   S.reset();
+  unlink(Path.c_str());
   unlink((Path + "-journal").c_str());
   unlink((Path + "-wal").c_str());
   return 0;
