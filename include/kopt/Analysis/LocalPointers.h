@@ -63,8 +63,10 @@ const clang::ValueDecl *pointerRoot(const clang::Expr *E,
                                     const clang::Stmt *Body);
 
 /// Whether E, following the local variables it names to their
-/// initializers, may differ between blocks: it names blockIdx, or a local
-/// kopt cannot follow (changed after its declaration, or without one).
+/// initializers, may differ between blocks: it names blockIdx (or
+/// threadIdx: callers ask about values already uniform to a block), a
+/// parameter changed in Scope, or a local kopt cannot follow (changed after
+/// its declaration, or without one).
 /// Values that differ only between blocks are uniform to a block-stride
 /// loop but not to a grid-stride one.
 bool mayDifferBetweenBlocks(const clang::Expr *E, const clang::Stmt *Scope);
