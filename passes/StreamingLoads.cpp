@@ -10,7 +10,7 @@
 // memory ordering are those of a plain load (unlike `__ldg`, it does not
 // assume the data is read-only), so the rewrite cannot change a result, only
 // time. On an H100 it is what took a hand-written bf16 row sum from 64% to
-// 77% of the copy bandwidth (docs/passes.md).
+// 77% of the copy bandwidth (docs/passes/streaming-loads.md).
 //
 // A pointer parameter is streamed when every use of it in the kernel reads
 // an element through `p[i]` or `*p` (also through casts and offsets, such

@@ -4,7 +4,7 @@
 // body of a grid- or block-stride loop, or of a one-element-per-thread
 // guard), the pointers it reads and writes element-wise, and whether giving
 // each thread W consecutive elements keeps what it computes (legality rules
-// in passes/VectorizeLoads.cpp and docs/passes.md).
+// in passes/VectorizeLoads.cpp and docs/passes/vectorize-loads.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -8,7 +8,7 @@
 // whose elements hold one value for the kernel (CachedPointers.h). Such
 // elements can be kept in registers or shared memory between the loops. The
 // legality rules are in passes/RegisterCache.cpp, passes/SharedCache.cpp,
-// passes/OnePassVariance.cpp and docs/passes.md.
+// passes/OnePassVariance.cpp and docs/passes/one-pass-variance.md.
 //
 //===----------------------------------------------------------------------===//
 
