@@ -75,10 +75,7 @@ public:
   std::vector<const Candidate *>
   parents(const std::vector<const Candidate *> &Fresh,
           const std::vector<const Candidate *> &) override {
-    std::vector<const Candidate *> Ranked = rankCandidates(Fresh);
-    if (Ranked.size() > static_cast<std::size_t>(Width))
-      Ranked.resize(Width);
-    return Ranked;
+    return bestParents(Fresh, Width);
   }
 
   std::vector<std::size_t>

@@ -61,6 +61,14 @@ std::string deviceNode(const Evaluation &E) {
              : "";
 }
 
+std::vector<const Candidate *>
+bestParents(const std::vector<const Candidate *> &Fresh, int Width) {
+  std::vector<const Candidate *> Ranked = rankCandidates(Fresh);
+  if (Ranked.size() > static_cast<std::size_t>(std::max(Width, 0)))
+    Ranked.resize(std::max(Width, 0));
+  return Ranked;
+}
+
 std::map<std::string, const Candidate *>
 bestPerDeviceModel(const std::vector<Candidate> &All) {
   std::map<std::string, const Candidate *> Best;

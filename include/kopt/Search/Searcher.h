@@ -50,6 +50,10 @@ public:
 /// intervals overlap the shorter recipe goes first.
 std::vector<const Candidate *> rankCandidates(std::vector<const Candidate *> C);
 
+/// The \p Width best of \p Fresh by rankCandidates: the beam's parents.
+std::vector<const Candidate *>
+bestParents(const std::vector<const Candidate *> &Fresh, int Width);
+
 /// The best candidate evaluated ok (highest speedup), or nullptr.
 const Candidate *bestCandidate(const std::vector<Candidate> &All);
 /// The best evaluated-ok candidate of each device model (deviceModel()).
