@@ -39,9 +39,19 @@ struct PolySymbol {
     return {nullptr, V, Dim};
   }
   bool isBuiltin() const { return !Decl; }
+  /// Builtins first, then variables by where they are declared: not by
+  /// address, so that the same source gives the same order, and the same
+  /// text (str), in every run.
   friend bool operator<(const PolySymbol &A, const PolySymbol &B) {
-    return std::make_tuple(A.Decl, unsigned(A.Var), A.Dim) <
-           std::make_tuple(B.Decl, unsigned(B.Var), B.Dim);
+    auto Key = [](const PolySymbol &S) {
+      return std::make_tuple(S.Decl != nullptr,
+                             S.Decl ? S.Decl->getLocation().getRawEncoding()
+                                    : 0u,
+                             unsigned(S.Var), S.Dim);
+    };
+    if (Key(A) != Key(B))
+      return Key(A) < Key(B);
+    return std::less<const clang::ValueDecl *>()(A.Decl, B.Decl);
   }
   friend bool operator==(const PolySymbol &A, const PolySymbol &B) {
     return !(A < B) && !(B < A);
@@ -74,11 +84,11 @@ public:
 
   /// "2 * K * M + N", symbols named by Name (parenthesize as needed: the
   /// result is a sum).
-  std::string str(const std::function<std::string(const PolySymbol &)> &Name)
-      const;
+  std::string
+  str(const std::function<std::string(const PolySymbol &)> &Name) const;
 
-  friend std::optional<Polynomial> add(const Polynomial &A,
-                                       const Polynomial &B, int64_t ScaleB);
+  friend std::optional<Polynomial> add(const Polynomial &A, const Polynomial &B,
+                                       int64_t ScaleB);
   friend std::optional<Polynomial> multiply(const Polynomial &A,
                                             const Polynomial &B);
   friend bool operator==(const Polynomial &A, const Polynomial &B) {
