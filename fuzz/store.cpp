@@ -15,8 +15,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *Data,
                                       std::size_t Size) {
-  // In memory where the system has it (/dev/shm): a run writes a file an
-  // input, and SQLite syncs it.
+  // In memory where the system has it (/dev/shm): every input is written
+  // to this file, and SQLite syncs it.
   static const std::string Path =
       std::string(access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp") +
       "/kopt-fuzz-store-" + std::to_string(getpid()) + ".sqlite";
@@ -39,5 +39,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *Data,
   unlink(Path.c_str());
   unlink((Path + "-journal").c_str());
   unlink((Path + "-wal").c_str());
+  unlink((Path + "-shm").c_str());
   return 0;
 }

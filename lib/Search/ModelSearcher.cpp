@@ -59,9 +59,15 @@ gainOf(const Candidate &C, const Candidate &Parent,
       return std::nullopt;
     Measured = It->second;
   }
-  if (!Measured->Eval)
-    return Measured->Status == "invalid" ? std::optional(FailedGain)
-                                         : std::nullopt;
+  if (!Measured->Eval) {
+    // Not measured yet, or failed before the device: kopt-opt refused it
+    // (invalid), it did not compile or a static rule rejected it.
+    const std::string &S = Measured->Status;
+    if (S == status::Pending || S == status::Made || S == status::Validated ||
+        S == status::LLMError || S == status::Duplicate)
+      return std::nullopt;
+    return FailedGain;
+  }
   if (Measured->Eval->Status == "not-recorded")
     return std::nullopt;
   if (!Measured->evaluatedOk() || Measured->Eval->Speedup <= 0)

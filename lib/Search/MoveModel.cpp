@@ -1,6 +1,7 @@
 //===- MoveModel.cpp - Gaussian-process regression over moves -------------===//
 #include "kopt/Search/MoveModel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -19,7 +20,9 @@ std::optional<double> log2Of(const std::string &Text) {
   return std::log2(V);
 }
 
-// The weights of the three terms of moveSimilarity; they add up to 1.
+// The weights of the three terms of moveSimilarity (the same pass and kind
+// of move; the same parameters, nearby values; the same move): they add up
+// to 1.
 constexpr double SamePass = 0.25, SameParameter = 0.45, SameMove = 0.30;
 
 } // namespace
@@ -50,10 +53,12 @@ MoveFeatures moveFeatures(const RecipeEdit &E) {
 }
 
 double moveSimilarity(const MoveFeatures &A, const MoveFeatures &B) {
-  if (A.Pass != B.Pass)
+  // Moves of different kinds share nothing: removing a pass that gained
+  // when it was appended is expected to lose, not to gain.
+  if (A.Pass != B.Pass || A.Kind != B.Kind)
     return 0;
   double S = SamePass;
-  if (A.Kind == B.Kind && A.Keys == B.Keys) {
+  if (A.Keys == B.Keys) {
     // Numeric values: a squared-exponential kernel in powers of two (a
     // factor of two apart: 0.61); other values: equal or not. A numeric
     // and a non-numeric value share nothing, which keeps the sum positive

@@ -154,9 +154,39 @@ TEST(ModelSearcherTest, KeepsAtLeastTheWidth) {
   std::vector<Candidate> History = {
       candidate(1, 0, "vec", 1.0),
       candidate(2, 1, "vec,fold{re=true}", 0.5, "wrong-result"),
-      candidate(3, 1, "vec,bounds{min=2}", 0.5, "compile-error")};
+      candidate(3, 1, "vec,bounds{min=2}", std::nullopt)};
+  History[2].Status = "compile-error"; // failed before the device
   std::vector<std::size_t> Chosen = Model->children(
       History[0], children({"vec,fold{re=true}", "vec,bounds{min=2}"}),
       History);
   EXPECT_EQ(Chosen.size(), 2u);
+}
+
+TEST(ModelSearcherTest, FailuresBeforeTheDeviceAreLearned) {
+  SearchSpace S = space();
+  auto Model = createSearcher("model", {1, 1, &S});
+  std::vector<Candidate> History = {
+      candidate(1, 0, "vec", 1.0),
+      candidate(2, 1, "vec,fold{re=true}", std::nullopt),
+      candidate(3, 1, "vec,bounds{min=2}", std::nullopt),
+      candidate(4, 1, "vec,block-size", std::nullopt)};
+  History[1].Status = "compile-error";
+  History[2].Status = "rejected";
+  History[3].Status = "validated"; // not measured yet: nothing learned
+  // The two appends that failed are not tried again; the untried change
+  // and a cousin of the rejected append (its bound lowered, not below 3%)
+  // are.
+  Candidate Parent = candidate(5, 0, "vec,block-size", 1.2);
+  std::vector<std::size_t> Chosen = Model->children(
+      Parent,
+      children({"vec,block-size,fold{re=true}", "vec,block-size,bounds{min=2}",
+                "vec,block-size{threads=512}", "vec,block-size,bounds{min=1}"}),
+      History);
+  EXPECT_EQ(Chosen, (std::vector<std::size_t>{2, 3}));
+}
+
+TEST(ModelSearcherTest, ARemovalDoesNotBorrowAnAppendsGain) {
+  MoveFeatures Append = move("fold", "fold,vec");
+  MoveFeatures Remove = move("fold,vec", "fold");
+  EXPECT_EQ(moveSimilarity(Append, Remove), 0.0);
 }

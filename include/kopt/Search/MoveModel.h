@@ -40,8 +40,9 @@ struct MoveFeatures {
 MoveFeatures moveFeatures(const RecipeEdit &E);
 
 /// The prior covariance of two moves' gains over the signal variance, in
-/// [0, 1]: a sum of positive semi-definite terms (the same pass; the same
-/// pass, kind and keys with nearby values; the same move).
+/// [0, 1]: a sum of positive semi-definite terms (the same pass and kind of
+/// move; also the same keys with nearby values; the same move). Moves of
+/// different kinds (an append and a removal of one pass) share nothing.
 double moveSimilarity(const MoveFeatures &A, const MoveFeatures &B);
 
 class MoveModel {
