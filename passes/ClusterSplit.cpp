@@ -162,17 +162,6 @@ std::string deviceHelpersText() {
          "}\n\n";
 }
 
-/// The number in "sm_90a", or none.
-std::optional<unsigned> archNumber(StringRef Arch) {
-  unsigned N = 0;
-  if (!Arch.consume_front("sm_"))
-    return std::nullopt;
-  Arch = Arch.take_while([](char C) { return isDigit(C); });
-  if (Arch.getAsInteger(10, N))
-    return std::nullopt;
-  return N;
-}
-
 /// The helpers a file has: the launches' check (host) and the combine
 /// (device), each added once.
 struct ClusterSplitState {
@@ -209,7 +198,7 @@ class ClusterSplitPass
                    [](const LaunchSite *L) { return isScaledLaunch(*L); });
     if (Launches.empty())
       return; // kopt's own launches: done already
-    std::optional<unsigned> Arch = archNumber(KC.info().GpuArch);
+    std::optional<unsigned> Arch = KC.info().gpuArchNumber();
     if (!Arch || *Arch < 90)
       return Missed(K.Loc, "thread-block clusters need sm_90 or newer; the "
                            "file is compiled for " +

@@ -181,6 +181,17 @@ std::vector<const FunctionDecl *> findKernels(ASTContext &Ctx) {
 
 } // namespace
 
+std::optional<unsigned> ProgramInfo::gpuArchNumber() const {
+  StringRef Arch = GpuArch;
+  unsigned N = 0;
+  if (!Arch.consume_front("sm_"))
+    return std::nullopt;
+  Arch = Arch.take_while([](char C) { return isDigit(C); });
+  if (Arch.getAsInteger(10, N))
+    return std::nullopt;
+  return N;
+}
+
 ProgramInfo analyzeProgram(ParsedSource &Source, StringRef GpuArch) {
   resetMutationCache();
   ProgramInfo Info;

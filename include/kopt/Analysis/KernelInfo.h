@@ -177,6 +177,8 @@ struct BlockExtents {
 struct ProgramInfo {
   std::string File;
   std::string GpuArch;
+  /// The number of GpuArch ("sm_90a": 90), or none.
+  std::optional<unsigned> gpuArchNumber() const;
   std::vector<KernelInfo> Kernels;
   std::vector<LaunchSite> LaunchSites;
   /// Kernels whose address is taken other than by a launch (function
