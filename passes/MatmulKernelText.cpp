@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MatmulKernelText.h"
+#include "MatmulMmaText.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -29,6 +30,25 @@
 namespace kopt {
 
 const char *const MatmulFitsHelperName = "kopt_matmul_tiles_fit";
+
+const char *mathName(MatmulMath M) {
+  switch (M) {
+  case MatmulMath::Exact:
+    return "f32";
+  case MatmulMath::TF32:
+    return "tf32";
+  case MatmulMath::TF32x3:
+    return "3xtf32";
+  }
+  return "f32";
+}
+
+std::optional<MatmulMath> parseMath(const std::string &S) {
+  for (MatmulMath M : {MatmulMath::Exact, MatmulMath::TF32, MatmulMath::TF32x3})
+    if (S == mathName(M))
+      return M;
+  return std::nullopt;
+}
 
 std::string MatmulTiling::whyInvalid(unsigned ElemBytes) const {
   auto Power = [](unsigned X) { return X && llvm::isPowerOf2_32(X); };
@@ -45,11 +65,11 @@ std::string MatmulTiling::whyInvalid(unsigned ElemBytes) const {
     return "a tile of A or B (" + std::to_string(BM * BK) + ", " +
            std::to_string(BN * BK) + " elements) does not split evenly over " +
            std::to_string(Threads) + " threads";
-  unsigned long Shared = 2ul * BK * (BM + 4 + BN + 4) * ElemBytes;
+  unsigned long Shared = 2ul * BK * (BM + pad() + BN + pad()) * ElemBytes;
   if (Shared > 48 * 1024)
     return "the tiles need " + std::to_string(Shared) +
            " bytes of shared memory (48 KiB allowed)";
-  return "";
+  return Math == MatmulMath::Exact ? "" : whyInvalidMma(*this, ElemBytes);
 }
 
 namespace {
@@ -181,29 +201,37 @@ std::string tiledMatmulKernel(const MatmulKernelParts &P,
   std::string Out;
   Out += "// kopt tile-matmul: " + num(T.BM) + " x " + num(T.BN) +
          " elements of " + P.Name.substr(0, P.Name.rfind("_kopt_tiled")) +
-         "'s output a block, " + num(T.TM) + " x " + num(T.TN) +
-         " a thread, K in steps of " + num(T.BK) + ".\n";
+         "'s output a block, " +
+         (T.Math == MatmulMath::Exact
+              ? num(T.TM) + " x " + num(T.TN) + " a thread, K in steps of " +
+                    num(T.BK) + ".\n"
+              : "K in steps of " + num(T.BK) +
+                    ", products on tensor cores "
+                    "(math=" +
+                    mathName(T.Math) + ": changes rounding).\n");
   Out += "__global__ void __launch_bounds__(" + num(Threads) + ") " + P.Name +
          P.Params + " {\n";
   Out += I + "typedef " + P.Elem + " kopt_elem;\n";
   Out += I + "__shared__ __align__(16) kopt_elem kopt_as[2][" + num(T.BK) +
-         "][" + num(T.BM + 4) + "];\n";
+         "][" + num(T.BM + T.pad()) + "];\n";
   Out += I + "__shared__ __align__(16) kopt_elem kopt_bs[2][" + num(T.BK) +
-         "][" + num(T.BN + 4) + "];\n";
+         "][" + num(T.BN + T.pad()) + "];\n";
   Out += I + "const long long kopt_M = (long long)(" + P.M +
          "), kopt_N = (long long)(" + P.N + "), kopt_K = (long long)(" + P.K +
          ");\n";
   Out += I + "const int kopt_tid = threadIdx.x;\n";
   // Warps cover 4 x 8 threads of the thread grid where it has room, so
   // that a warp's reads of the A and B tiles touch 4 and 8 vectors each.
+  // (The tensor-core path places warps itself: mmaSetup.)
+  bool Exact = T.Math == MatmulMath::Exact;
   unsigned ThreadsX = T.BN / T.TN, ThreadsY = T.BM / T.TM;
-  if (ThreadsX % 8 == 0 && ThreadsY % 4 == 0) {
+  if (Exact && ThreadsX % 8 == 0 && ThreadsY % 4 == 0) {
     Out += I + "const int kopt_warp = kopt_tid / 32, kopt_lane = kopt_tid % 32;\n";
     Out += I + "const int kopt_ty = (kopt_warp / " + num(ThreadsX / 8) +
            ") * 4 + kopt_lane / 8;\n";
     Out += I + "const int kopt_tx = (kopt_warp % " + num(ThreadsX / 8) +
            ") * 8 + kopt_lane % 8;\n";
-  } else {
+  } else if (Exact) {
     Out += I + "const int kopt_ty = kopt_tid / " + num(ThreadsX) + ";\n";
     Out += I + "const int kopt_tx = kopt_tid % " + num(ThreadsX) + ";\n";
   }
@@ -211,11 +239,15 @@ std::string tiledMatmulKernel(const MatmulKernelParts &P,
          ";\n";
   Out += I + "const long long kopt_j0 = (long long)blockIdx.x * " + num(T.BN) +
          ";\n";
-  Out += I + "kopt_elem kopt_acc[" + num(T.TM) + "][" + num(T.TN) + "];\n";
-  Out += I + "#pragma unroll\n" + I + "for (int kopt_m = 0; kopt_m < " +
-         num(T.TM) + "; ++kopt_m) {\n" + I + "  #pragma unroll\n" + I +
-         "  for (int kopt_n = 0; kopt_n < " + num(T.TN) + "; ++kopt_n)\n" + I +
-         "    kopt_acc[kopt_m][kopt_n] = kopt_elem(0);\n" + I + "}\n";
+  if (Exact) {
+    Out += I + "kopt_elem kopt_acc[" + num(T.TM) + "][" + num(T.TN) + "];\n";
+    Out += I + "#pragma unroll\n" + I + "for (int kopt_m = 0; kopt_m < " +
+           num(T.TM) + "; ++kopt_m) {\n" + I + "  #pragma unroll\n" + I +
+           "  for (int kopt_n = 0; kopt_n < " + num(T.TN) + "; ++kopt_n)\n" +
+           I + "    kopt_acc[kopt_m][kopt_n] = kopt_elem(0);\n" + I + "}\n";
+  } else {
+    Out += mmaSetup(T, I);
+  }
   std::string VecType = P.Elem == "float" ? "float4"
                         : P.Elem == "double" ? "double2"
                                              : "";
@@ -281,28 +313,40 @@ std::string tiledMatmulKernel(const MatmulKernelParts &P,
   Out += I + "__syncthreads();\n";
   Out += Step;
   Out += I2 + "if (kopt_more) {\n" + LoadNext + I2 + "}\n";
-  Out += Compute;
+  Out += Exact ? Compute : mmaStep(T, I2);
   Out += I2 + "if (kopt_more) {\n" + I2 + "  const int kopt_buf = kopt_cur ^ 1;\n" +
          StoreNext + I2 + "}\n";
   Out += I2 + "__syncthreads();\n";
   Out += I + "}\n";
   // The original guard and store, for each of the thread's elements.
+  if (!Exact) {
+    Out += mmaEpilogue(P, T, I);
+    Out += "}\n";
+    return Out;
+  }
   Out += I + "#pragma unroll\n" + I + "for (int kopt_m = 0; kopt_m < " +
          num(T.TM) + "; ++kopt_m) {\n";
   Out += I2 + "#pragma unroll\n" + I2 + "for (int kopt_n = 0; kopt_n < " +
          num(T.TN) + "; ++kopt_n) {\n";
   Out += I3 + "const long long kopt_i = kopt_i0 + " + RowOf("kopt_m") + ";\n";
   Out += I3 + "const long long kopt_j = kopt_j0 + " + ColOf("kopt_n") + ";\n";
-  Out += I3 + "if (kopt_i >= kopt_M || kopt_j >= kopt_N)\n" + I3 +
-         "  continue;\n";
-  Out += I3 + P.RowDecl + " = kopt_i;\n";
-  Out += I3 + P.ColDecl + " = kopt_j;\n";
-  Out += I3 + P.AccDecl + " = kopt_acc[kopt_m][kopt_n];\n";
-  Out += I3 + "if (" + P.Guard + ")\n";
-  Out += indented(P.Store + "\n", I3 + "  ");
+  Out += matmulElementStore(P, "kopt_acc[kopt_m][kopt_n]", I3);
   Out += I2 + "}\n";
   Out += I + "}\n";
   Out += "}\n";
+  return Out;
+}
+
+std::string matmulElementStore(const MatmulKernelParts &P,
+                               const std::string &Acc, const std::string &I) {
+  std::string Out;
+  Out +=
+      I + "if (kopt_i >= kopt_M || kopt_j >= kopt_N)\n" + I + "  continue;\n";
+  Out += I + P.RowDecl + " = kopt_i;\n";
+  Out += I + P.ColDecl + " = kopt_j;\n";
+  Out += I + P.AccDecl + " = " + Acc + ";\n";
+  Out += I + "if (" + P.Guard + ")\n";
+  Out += indented(P.Store + "\n", I + "  ");
   return Out;
 }
 

@@ -31,6 +31,12 @@
 // Every launch of the kernel must be a statement of its own, in this file,
 // with side-effect-free arguments (they are evaluated twice).
 //
+// math=tf32 and math=3xtf32 compute the products on tensor cores
+// (MatmulMmaText.cpp) from float operands rounded to tf32 (or split into
+// two tf32 parts), in another order: they change rounding, which the
+// registry declares, so kopt-search tries them only where a problem's
+// tolerance admits it and its correctness check decides. They need sm_80.
+//
 //===----------------------------------------------------------------------===//
 
 #include "FileHelper.h"
@@ -172,11 +178,22 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
     auto Missed = [&](const Twine &Why) {
       KC.missed(N.Loc, "matrix product not tiled: " + Why);
     };
+    std::optional<MatmulMath> Math = parseMath(options().Math);
+    if (!Math)
+      return Missed("math='" + Twine(options().Math) +
+                    "' is not f32, tf32 or 3xtf32");
     MatmulTiling T = tiling();
+    T.Math = *Math;
     std::string Invalid =
         T.whyInvalid(unsigned(Ctx.getTypeSizeInChars(N.Elem).getQuantity()));
     if (!Invalid.empty())
       return Missed("parameters " + Twine(Invalid));
+    std::optional<unsigned> Arch = KC.info().gpuArchNumber();
+    if (T.Math != MatmulMath::Exact && (!Arch || *Arch < 80))
+      return Missed("math=" + Twine(mathName(T.Math)) +
+                    " needs tf32 tensor cores (sm_80 or newer); the file is "
+                    "compiled for " +
+                    KC.info().GpuArch);
     if (KC.info().hasUnknownLaunches(K.Name))
       return Missed("'" + K.Name + "' is referenced other than by a launch");
     std::vector<const LaunchSite *> Launches = KC.info().launchesOf(K.Name);
@@ -217,6 +234,17 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
     if (Error E = KC.edits().merge(Edits))
       return Missed(toString(std::move(E)));
     Helper.committed(*Added);
+    std::string How =
+        T.Math == MatmulMath::Exact
+            ? std::to_string(T.TM) + " x " + std::to_string(T.TN) +
+                  " a thread, K in steps of " + std::to_string(T.BK) +
+                  "; each element's products are added in the original order"
+            : "K in steps of " + std::to_string(T.BK) + "; products of " +
+                  (T.Math == MatmulMath::TF32
+                       ? "tf32-rounded operands"
+                       : "operands split into two tf32 parts (3xtf32)") +
+                  " on tensor cores (mma.sync), added in another order "
+                  "(changes rounding)";
     KC.applied(N.Loc,
                "tiled the matrix product (" +
                    Twine(N.F == MatmulNest::DotLoop
@@ -224,10 +252,7 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
                              : "shared tiles of " + Twine(N.SharedTile)) +
                    ") into '" + Parts->Name + "': " + Twine(T.BM) + " x " +
                    Twine(T.BN) + " a block of " + Twine(T.threads()) +
-                   " threads, " + Twine(T.TM) + " x " + Twine(T.TN) +
-                   " a thread, K in steps of " + Twine(T.BK) +
-                   "; each element's products are added in the original "
-                   "order; the launch" +
+                   " threads, " + How + "; the launch" +
                    (Launches.size() > 1 ? "es fall" : " falls") +
                    " back to the original when C overlaps A or B");
   }
