@@ -178,6 +178,10 @@ std::string AffineContext::str(const AffineForm &F) const {
 
 std::optional<AffineForm> AffineContext::opaque(const Expr *E, bool Uniform,
                                                 bool ScalesThreadIdx) {
+  // Inside an inlined helper the text names its parameters, not the
+  // arguments: no symbol can stand for it.
+  if (!Bound.empty())
+    return std::nullopt;
   AffineSymbol S;
   S.K = AffineSymbol::Opaque;
   // Equal texts are one symbol (`row * n` read twice); an expression
@@ -208,6 +212,9 @@ std::optional<AffineForm> AffineContext::build(const Expr *E, unsigned Depth) {
     return F;
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    for (auto It = Bound.rbegin(); It != Bound.rend(); ++It)
+      if (It->first == Ref->getDecl())
+        return It->second;
     if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
       return buildVar(V, E, Depth);
     return std::nullopt;
@@ -232,6 +239,8 @@ std::optional<AffineForm> AffineContext::build(const Expr *E, unsigned Depth) {
     return opaque(E, /*Uniform=*/true);
   }
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    if (std::optional<AffineForm> F = inlineCall(Call, Depth))
+      return F;
     // A pure function of uniform values (min, max, ...) is uniform.
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee || !isPureFunction(Callee))
@@ -244,6 +253,36 @@ std::optional<AffineForm> AffineContext::build(const Expr *E, unsigned Depth) {
     return opaque(E, /*Uniform=*/true);
   }
   return std::nullopt;
+}
+
+std::optional<AffineForm> AffineContext::inlineCall(const CallExpr *Call,
+                                                    unsigned Depth) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Def = nullptr;
+  if (!Callee || !Callee->hasBody(Def) || !Def ||
+      Def->getNumParams() != Call->getNumArgs() || Def->isVariadic())
+    return std::nullopt;
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+  const auto *Ret = Body && Body->size() == 1
+                        ? dyn_cast<ReturnStmt>(Body->body_front())
+                        : nullptr;
+  if (!Ret || !Ret->getRetValue() || !Def->getReturnType()->isIntegerType())
+    return std::nullopt;
+  std::vector<std::pair<const ParmVarDecl *, AffineForm>> Args;
+  for (unsigned I = 0; I < Def->getNumParams(); ++I) {
+    const ParmVarDecl *P = Def->getParamDecl(I);
+    if (!P->getType()->isIntegerType() || isModifiedIn(P, Body))
+      return std::nullopt;
+    std::optional<AffineForm> F = build(Call->getArg(I), Depth + 1);
+    if (!F)
+      return std::nullopt;
+    Args.emplace_back(P, std::move(*F));
+  }
+  std::size_t Outer = Bound.size();
+  Bound.insert(Bound.end(), Args.begin(), Args.end());
+  std::optional<AffineForm> F = build(Ret->getRetValue(), Depth + 1);
+  Bound.resize(Outer);
+  return F;
 }
 
 bool AffineContext::startsUniformLoop(const VarDecl *V, AffineForm &Out,

@@ -21,8 +21,10 @@ namespace {
 class Forms {
 public:
   Forms(const std::string &Body,
-        const std::string &Params = "float *p, int n, int m") {
-    std::string Code = "__global__ void k(" + Params + ") {\n" + Body + "\n}\n";
+        const std::string &Params = "float *p, int n, int m",
+        const std::string &Prelude = "") {
+    std::string Code =
+        Prelude + "__global__ void k(" + Params + ") {\n" + Body + "\n}\n";
     llvm::Expected<ParsedSource> P =
         testFrontend().parse("/virtual/k.cu", Code);
     EXPECT_TRUE(static_cast<bool>(P)) << messageOf(P.takeError());
@@ -162,3 +164,22 @@ TEST(IndexSetsTest, StaysBelowABound) {
 }
 
 } // namespace
+
+TEST(AffineFormTest, InlinesOneReturnHelpers) {
+  // llm.c's ceil_div, a helper of the thread index, and one whose return
+  // value has no form of its own (x * y names the helper's parameters).
+  Forms F("int g = ceil_div(n, threads);\nint b = threads;\nint c = n;\n"
+          "int t = twice(threadIdx.x) + 1;\nint u = mul(n, m);",
+          "float *p, int n, int m, int threads",
+          "template <class T> __host__ __device__ T ceil_div(T a, T b) {\n"
+          "  return (a + b - 1) / b;\n}\n"
+          "__device__ int twice(int x) { return 2 * x; }\n"
+          "__device__ int mul(int x, int y) { return x * y; }\n");
+  std::optional<AffineForm> G = F.of("g"), B = F.of("b"), C = F.of("c");
+  ASSERT_TRUE(G && B && C);
+  EXPECT_TRUE(coversCount(F.context(), *G, *B, *C));
+  std::optional<AffineForm> T = F.of("t");
+  ASSERT_TRUE(T.has_value());
+  EXPECT_EQ(F.context().str(*T), "2*threadIdx.x + 1");
+  EXPECT_FALSE(F.of("u").has_value());
+}

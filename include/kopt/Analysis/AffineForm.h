@@ -71,7 +71,9 @@ struct AffineSymbol {
 
 /// Builds forms for expressions of one function body (or host function),
 /// and owns their symbols. Locals are followed to their initializers when
-/// nothing in Scope may change them (ExprMutationAnalyzer).
+/// nothing in Scope may change them (ExprMutationAnalyzer); a call of a
+/// helper whose body is one `return` of integer parameters it does not
+/// change (llm.c's `ceil_div(n, b)`) is the form of that return value.
 class AffineContext {
 public:
   AffineContext(const clang::ASTContext &Ctx, const clang::Stmt *Scope)
@@ -107,10 +109,15 @@ private:
   std::optional<int64_t> constant(const clang::Expr *E) const;
   bool startsUniformLoop(const clang::VarDecl *V, AffineForm &Out,
                          unsigned Depth);
+  std::optional<AffineForm> inlineCall(const clang::CallExpr *Call,
+                                       unsigned Depth);
 
   const clang::ASTContext &Ctx;
   const clang::Stmt *Scope;
   std::vector<AffineSymbol> Symbols;
+  /// The parameters of the helpers being inlined, bound to the forms of
+  /// their arguments (innermost call last).
+  std::vector<std::pair<const clang::ParmVarDecl *, AffineForm>> Bound;
 };
 
 /// Sum, difference and scaling of forms (checked against overflow).
