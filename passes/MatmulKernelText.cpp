@@ -243,10 +243,22 @@ std::string tiledMatmulKernel(const MatmulKernelParts &P,
     Out += I + "kopt_elem kopt_acc[" + num(T.TM) + "][" + num(T.TN) + "];\n";
     Out += I + "#pragma unroll\n" + I + "for (int kopt_m = 0; kopt_m < " +
            num(T.TM) + "; ++kopt_m) {\n" + I + "  #pragma unroll\n" + I +
-           "  for (int kopt_n = 0; kopt_n < " + num(T.TN) + "; ++kopt_n)\n" +
-           I + "    kopt_acc[kopt_m][kopt_n] = kopt_elem(0);\n" + I + "}\n";
+           "  for (int kopt_n = 0; kopt_n < " + num(T.TN) + "; ++kopt_n)";
+    if (P.Init.empty()) {
+      Out += "\n" + I + "    kopt_acc[kopt_m][kopt_n] = kopt_elem(0);\n";
+    } else {
+      std::string I3 = I + "    ";
+      Out += " {\n" + I3 + "kopt_acc[kopt_m][kopt_n] = kopt_elem(0);\n";
+      Out +=
+          I3 + "const long long kopt_i = kopt_i0 + " + RowOf("kopt_m") + ";\n";
+      Out +=
+          I3 + "const long long kopt_j = kopt_j0 + " + ColOf("kopt_n") + ";\n";
+      Out += matmulElementInit(P, "kopt_acc[kopt_m][kopt_n]", I3);
+      Out += I + "  }\n";
+    }
+    Out += I + "}\n";
   } else {
-    Out += mmaSetup(T, I);
+    Out += mmaSetup(P, T, I);
   }
   std::string VecType = P.Elem == "float" ? "float4"
                         : P.Elem == "double" ? "double2"
@@ -334,6 +346,18 @@ std::string tiledMatmulKernel(const MatmulKernelParts &P,
   Out += I2 + "}\n";
   Out += I + "}\n";
   Out += "}\n";
+  return Out;
+}
+
+std::string matmulElementInit(const MatmulKernelParts &P,
+                              const std::string &Acc, const std::string &I) {
+  std::string Out;
+  Out += I + "if (kopt_i < kopt_M && kopt_j < kopt_N) {\n";
+  Out += I + "  " + P.RowDecl + " = kopt_i;\n";
+  Out += I + "  " + P.ColDecl + " = kopt_j;\n";
+  Out += I + "  if (" + P.Guard + ")\n";
+  Out += I + "    " + Acc + " = " + P.Init + ";\n";
+  Out += I + "}\n";
   return Out;
 }
 

@@ -58,10 +58,19 @@ struct MatmulKernelParts {
   std::string M, N, K;                  ///< bound parameters
   std::string RowDecl, ColDecl, AccDecl; ///< "const int row" and so on
   std::string Guard, Store;              ///< the original's, verbatim
+  /// The accumulator's initial value, verbatim; empty when it is zero.
+  std::string Init;
 };
 
 std::string tiledMatmulKernel(const MatmulKernelParts &P,
                               const MatmulTiling &T);
+
+/// For the output element (kopt_i, kopt_j) held in Acc: the original's
+/// initial value where the element is in bounds and the guard holds (the
+/// elements that are stored), with the row and column redeclared.
+std::string matmulElementInit(const MatmulKernelParts &P,
+                              const std::string &Acc,
+                              const std::string &Indent);
 
 /// For the output element (kopt_i, kopt_j) held in Acc: skip it outside
 /// the bounds, else the original's guard and store with its row, column

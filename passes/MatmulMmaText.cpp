@@ -23,6 +23,7 @@
 
 #include "MatmulMmaText.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace kopt {
@@ -69,6 +70,27 @@ std::string mma(const std::string &I, const std::string &C,
          "[3]), \"r\"(" + B + "[0]), \"r\"(" + B + "[1]));\n";
 }
 
+/// Loops over the thread's accumulators with the element (kopt_i, kopt_j)
+/// each holds, around Body(accumulator, indent).
+std::string eachAccumulator(
+    const MatmulTiling &T, const std::string &I,
+    llvm::function_ref<std::string(const std::string &, const std::string &)>
+        Body) {
+  WarpLayout L = layout(T);
+  std::string I2 = I + "  ", I3 = I2 + "  ", I4 = I3 + "  ";
+  std::string Out;
+  Out += loop(I, "kopt_m", L.MT) + " {\n";
+  Out += loop(I2, "kopt_n", L.NT) + " {\n";
+  Out += loop(I3, "kopt_r", 4) + " {\n";
+  Out += I4 + "const long long kopt_i = kopt_i0 + kopt_wm + kopt_m * 16 + "
+              "kopt_g + (kopt_r / 2) * 8;\n";
+  Out += I4 + "const long long kopt_j = kopt_j0 + kopt_wn + kopt_n * 8 + "
+              "kopt_t * 2 + kopt_r % 2;\n";
+  Out += Body("kopt_c[kopt_m][kopt_n][kopt_r]", I4);
+  Out += I3 + "}\n" + I2 + "}\n" + I + "}\n";
+  return Out;
+}
+
 } // namespace
 
 std::string whyInvalidMma(const MatmulTiling &T, unsigned ElemBytes) {
@@ -90,7 +112,8 @@ std::string whyInvalidMma(const MatmulTiling &T, unsigned ElemBytes) {
   return "";
 }
 
-std::string mmaSetup(const MatmulTiling &T, const std::string &I) {
+std::string mmaSetup(const MatmulKernelParts &P, const MatmulTiling &T,
+                     const std::string &I) {
   WarpLayout L = layout(T);
   std::string Out;
   Out += I + "const int kopt_warp = kopt_tid / 32;\n";
@@ -107,6 +130,11 @@ std::string mmaSetup(const MatmulTiling &T, const std::string &I) {
          "        kopt_c[kopt_m][kopt_n][2] = kopt_c[kopt_m][kopt_n][3] = "
          "0.0f;\n";
   Out += I + "}\n";
+  if (!P.Init.empty())
+    Out += eachAccumulator(T, I,
+                           [&](const std::string &Acc, const std::string &In) {
+                             return matmulElementInit(P, Acc, In);
+                           });
   return Out;
 }
 
@@ -158,19 +186,10 @@ std::string mmaStep(const MatmulTiling &T, const std::string &I) {
 
 std::string mmaEpilogue(const MatmulKernelParts &P, const MatmulTiling &T,
                         const std::string &I) {
-  WarpLayout L = layout(T);
-  std::string I2 = I + "  ", I3 = I2 + "  ", I4 = I3 + "  ";
-  std::string Out;
-  Out += loop(I, "kopt_m", L.MT) + " {\n";
-  Out += loop(I2, "kopt_n", L.NT) + " {\n";
-  Out += loop(I3, "kopt_r", 4) + " {\n";
-  Out += I4 + "const long long kopt_i = kopt_i0 + kopt_wm + kopt_m * 16 + "
-              "kopt_g + (kopt_r / 2) * 8;\n";
-  Out += I4 + "const long long kopt_j = kopt_j0 + kopt_wn + kopt_n * 8 + "
-              "kopt_t * 2 + kopt_r % 2;\n";
-  Out += matmulElementStore(P, "kopt_c[kopt_m][kopt_n][kopt_r]", I4);
-  Out += I3 + "}\n" + I2 + "}\n" + I + "}\n";
-  return Out;
+  return eachAccumulator(T, I,
+                         [&](const std::string &Acc, const std::string &In) {
+                           return matmulElementStore(P, Acc, In);
+                         });
 }
 
 } // namespace kopt

@@ -21,8 +21,10 @@ namespace kopt {
 /// Why T's sizes cannot be computed with tensor cores, or empty.
 std::string whyInvalidMma(const MatmulTiling &T, unsigned ElemBytes);
 
-/// Declarations: the warp's place in the block's tile and its accumulators.
-std::string mmaSetup(const MatmulTiling &T, const std::string &Indent);
+/// Declarations: the warp's place in the block's tile and its accumulators
+/// with their initial values.
+std::string mmaSetup(const MatmulKernelParts &P, const MatmulTiling &T,
+                     const std::string &Indent);
 
 /// The products of the tiles in shared buffer kopt_cur.
 std::string mmaStep(const MatmulTiling &T, const std::string &Indent);

@@ -304,6 +304,11 @@ class TileMatmulPass : public KernelPass<TileMatmulOptions> {
     StringRef Code = Ctx.getSourceManager().getBufferData(
         Ctx.getSourceManager().getMainFileID());
     P.Store = Code.slice(StoreAt->first, StoreAt->second).str();
+    if (N.AccInit) {
+      P.Init = sourceText(N.AccInit->getSourceRange(), Ctx);
+      if (P.Init.empty() || !isRewritable(N.AccInit->getSourceRange(), Ctx))
+        return std::nullopt;
+    }
     return P;
   }
 

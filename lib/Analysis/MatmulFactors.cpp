@@ -16,6 +16,38 @@ using namespace clang;
 
 namespace kopt::matmul {
 
+std::optional<OffsetPointer> offsetPointer(const VarDecl *V, const Stmt *Body) {
+  if (!V || isa<ParmVarDecl>(V) || !V->hasLocalStorage() ||
+      !V->getType()->isPointerType() || !V->getInit() || isModifiedIn(V, Body))
+    return std::nullopt;
+  const Expr *Init = V->getInit()->IgnoreParenImpCasts();
+  auto Param = [&](const Expr *X) {
+    const auto *P =
+        dyn_cast_or_null<ParmVarDecl>(referencedVar(X->IgnoreParenImpCasts()));
+    return P && P->getType()->isPointerType() && !isModifiedIn(P, Body)
+               ? P
+               : nullptr;
+  };
+  std::optional<OffsetPointer> Out;
+  if (const auto *B = dyn_cast<BinaryOperator>(Init);
+      B && B->getOpcode() == BO_Add) {
+    if (const ParmVarDecl *P = Param(B->getLHS()))
+      Out = OffsetPointer{P, B->getRHS()};
+    else if (const ParmVarDecl *P = Param(B->getRHS()))
+      Out = OffsetPointer{P, B->getLHS()};
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(Init);
+      U && U->getOpcode() == UO_AddrOf)
+    if (const auto *S =
+            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens()))
+      if (const ParmVarDecl *P = Param(S->getBase()))
+        Out = OffsetPointer{P, S->getIdx()};
+  if (!Out || !Out->Offset->getType()->isIntegerType() ||
+      !isPureScalarInit(Out->Offset))
+    return std::nullopt;
+  return Out;
+}
+
 Decision<Recognizer::Factor> Recognizer::resolveFactor(const Expr *E) {
   const auto *Sub = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
   if (!Sub)
@@ -23,6 +55,12 @@ Decision<Recognizer::Factor> Recognizer::resolveFactor(const Expr *E) {
   if (N.F == MatmulNest::DotLoop) {
     Factor F;
     F.Base = pointerBase(Sub, Body);
+    // Or a local pointer into one: its offset joins the index.
+    std::optional<OffsetPointer> Local;
+    if (!F.Base &&
+        (Local = offsetPointer(
+             referencedVar(Sub->getBase()->IgnoreParenImpCasts()), Body)))
+      F.Base = Local->Base;
     if (!F.Base)
       return refuse("a factor is not an element of a pointer parameter", E,
                     Ctx);
@@ -31,6 +69,10 @@ Decision<Recognizer::Factor> Recognizer::resolveFactor(const Expr *E) {
     PB.keepWhole(N.Col.Var);
     PB.counter(InnerLoop.Var);
     std::optional<Polynomial> I = PB.build(Sub->getIdx());
+    if (I && Local) {
+      std::optional<Polynomial> O = PB.build(Local->Offset);
+      I = O ? add(*I, *O) : std::nullopt;
+    }
     if (!I)
       return refuse("the index of '" + F.Base->getName() +
                         "' is not a polynomial in the row, column, loop "

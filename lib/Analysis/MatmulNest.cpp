@@ -388,6 +388,10 @@ std::optional<Refusal> Recognizer::checkStructure() {
       if (V->hasAttr<CUDASharedAttr>() && !V->hasInit() &&
           V->getType()->isConstantArrayType())
         continue;
+      if (V == N.Acc && V->getInit())
+        continue; // checkCarriedOver checks its initial value
+      if (offsetPointer(V, Body))
+        continue; // a row pointer: resolveFactor reads through it
       if (!V->hasLocalStorage() || !V->getType()->isScalarType() ||
           !V->getInit() || !isPureScalarInit(V->getInit()))
         return refuse("'" + V->getName() +
@@ -427,10 +431,9 @@ std::optional<Refusal> Recognizer::checkStructure() {
   }
   if (std::optional<Refusal> R = checkCarriedOver())
     return R;
-  const Expr *Init = N.Acc->getInit();
-  if (!Init || !isZeroConstant(Init, Ctx))
+  if (!N.Acc->getInit())
     return refuse("the accumulator '" + N.Acc->getName() +
-                      "' does not start at zero",
+                      "' has no initial value",
                   Acc.S, Ctx);
   bool Hazard = false;
   forEachSubStmt(Body, [&](const Stmt *S) {
@@ -472,29 +475,41 @@ std::optional<Refusal> Recognizer::checkGuarded(
 }
 
 std::optional<Refusal> Recognizer::checkCarriedOver() {
-  // The guard and the store are re-evaluated for each element elsewhere:
-  // they may read the row, the column, the accumulator and parameters, not
+  // The guard, the store and a non-zero initial value of the accumulator
+  // are re-evaluated for each element elsewhere: they may read the row, the
+  // column, parameters and (but the initial value) the accumulator, not
   // other locals or the thread's builtins.
+  const Expr *Init = N.Acc->getInit();
+  if (!isZeroConstant(Init, Ctx))
+    N.AccInit = Init;
   std::optional<Refusal> Outside;
-  for (const Stmt *Part :
-       {static_cast<const Stmt *>(N.Guard->getCond()), N.Store})
+  auto Check = [&](const Stmt *Part, const char *What, bool AccOk) {
     forEachSubStmt(Part, [&](const Stmt *S) {
       const auto *E = dyn_cast<Expr>(S);
       if (!E || Outside)
         return;
       if (matchBuiltin(E))
-        Outside = refuse("the guard or the store reads a CUDA builtin "
-                         "directly",
-                         S, Ctx);
+        Outside =
+            refuse(Twine(What) + " reads a CUDA builtin directly", S, Ctx);
       const VarDecl *V = referencedVar(E);
       if (V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V != N.Row.Var &&
-          V != N.Col.Var && V != N.Acc)
-        Outside =
-            refuse("the guard or the store reads the local '" + V->getName() +
-                       "' (only the row, the column and the "
-                       "accumulator are carried over)",
-                   S, Ctx);
+          V != N.Col.Var && (V != N.Acc || !AccOk))
+        Outside = refuse(Twine(What) + " reads the local '" + V->getName() +
+                             "' (only the row, the column and the "
+                             "accumulator are carried over)",
+                         S, Ctx);
     });
+  };
+  // (A guard that reads the accumulator cannot pick the elements whose
+  // initial value is evaluated.)
+  Check(N.Guard->getCond(), "the guard or the store", !N.AccInit);
+  Check(N.Store, "the guard or the store", true);
+  if (N.AccInit) {
+    Check(N.AccInit, "the accumulator's initial value", false);
+    if (!Outside && N.AccInit->HasSideEffects(Ctx))
+      Outside = refuse("the accumulator's initial value has side effects",
+                       N.AccInit, Ctx);
+  }
   return Outside;
 }
 

@@ -105,3 +105,43 @@ TEST(MatmulNestTest, WhatIsNotOneProductAThread) {
             "refused: the index of 'A' does not step through the reduction "
             "index by a fixed stride");
 }
+
+TEST(MatmulNestTest, BiasStartsAndRowPointers) {
+  // llm.c's matmul_forward_kernel1: the accumulator starts at the bias, the
+  // operands are read through local pointers into the parameters.
+  const std::string Kernel1 =
+      "__global__ void k(float *out, const float *inp, const float *weight,\n"
+      "                  const float *bias, int BT, int C, int OC) {\n"
+      "  int bt = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int oc = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  if (bt < BT && oc < OC) {\n"
+      "    float val = (bias != NULL) ? bias[oc] : 0.0f;\n"
+      "    const float *wrow = weight + oc * C;\n"
+      "    const float *inp_bt = &inp[bt * C];\n"
+      "    for (int i = 0; i < C; i++)\n"
+      "      val += inp_bt[i] * wrow[i];\n"
+      "    out[bt * OC + oc] = val;\n"
+      "  }\n}\n";
+  EXPECT_EQ(nest(Kernel1), "inp[outer C, reduce 1] weight[outer C, reduce 1] "
+                           "-> out[row OC, col 1], K=C, dot loop");
+  AnalyzedSource S(Kernel1);
+  Decision<MatmulNest> D = findMatmulNest(S.kernel()->Decl, S.ctx());
+  ASSERT_TRUE(std::holds_alternative<MatmulNest>(D));
+  EXPECT_NE(std::get<MatmulNest>(D).AccInit, nullptr);
+  // A zero start has no initial value to carry.
+  AnalyzedSource Z(naive());
+  Decision<MatmulNest> DZ = findMatmulNest(Z.kernel()->Decl, Z.ctx());
+  ASSERT_TRUE(std::holds_alternative<MatmulNest>(DZ));
+  EXPECT_EQ(std::get<MatmulNest>(DZ).AccInit, nullptr);
+  // An initial value that differs per thread other than by row and column,
+  // and a pointer that moves, are refused.
+  std::string Builtin = naive();
+  Builtin.replace(Builtin.find("0.0f"), 4, "threadIdx.z");
+  EXPECT_EQ(nest(Builtin), "refused: the accumulator's initial value reads a "
+                           "CUDA builtin directly");
+  std::string Moving = naive("row * K + k", "k * N + col");
+  Moving.replace(Moving.find("    float acc"), 0,
+                 "    const float *a = A + row * K;\n    a += 1;\n");
+  Moving.replace(Moving.find("A[row * K + k]"), 14, "a[k]");
+  EXPECT_EQ(nest(Moving).substr(0, 8), "refused:");
+}

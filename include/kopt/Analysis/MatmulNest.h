@@ -59,6 +59,10 @@ struct MatmulNest {
   Form F = DotLoop;
   MatmulAxis Row, Col;
   const clang::VarDecl *Acc = nullptr;
+  /// The accumulator's initial value where it is not zero (`bias[col]`):
+  /// side-effect-free, reading only the row, the column and parameters, so
+  /// it can be evaluated again for each element.
+  const clang::Expr *AccInit = nullptr;
   const clang::ParmVarDecl *Reduce = nullptr; ///< K
   MatmulOperand A, B;
   const clang::ParmVarDecl *C = nullptr;

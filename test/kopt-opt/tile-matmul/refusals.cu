@@ -10,10 +10,33 @@
 // PARAMS: remark: matrix product not tiled: parameters tile sizes must be powers of two
 // FEW: remark: matrix product not tiled: parameters the block would have 4 threads (32 to 1024 allowed)
 
-// CHECK-DAG: refusals.cu:[[@LINE+5]]:5: remark: matrix product not tiled: the accumulator 'acc' does not start at zero
+// An initial value is evaluated again for each element: it may read the
+// row, the column and parameters, nothing else, and change nothing.
+// CHECK-DAG: refusals.cu:[[@LINE+3]]:15: remark: matrix product not tiled: the accumulator's initial value reads a CUDA builtin directly
 __global__ void not_zero(const float *A, const float *B, float *C, int M, int N, int K) {
   int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;
-  float acc = 1.0f;
+  float acc = threadIdx.x;
+  for (int k = 0; k < K; ++k)
+    acc += A[i * K + k] * B[k * N + j];
+  if (i < M && j < N)
+    C[i * N + j] = acc;
+}
+
+// CHECK-DAG: refusals.cu:[[@LINE+4]]:15: remark: matrix product not tiled: the accumulator's initial value reads the local 's' (only the row, the column and the accumulator are carried over)
+__global__ void local_init(const float *A, const float *B, float *C, int M, int N, int K) {
+  int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 2.0f;
+  float acc = s;
+  for (int k = 0; k < K; ++k)
+    acc += A[i * K + k] * B[k * N + j];
+  if (i < M && j < N)
+    C[i * N + j] = acc;
+}
+
+// CHECK-DAG: refusals.cu:[[@LINE+3]]:15: remark: matrix product not tiled: the accumulator's initial value has side effects
+__global__ void effect_init(float *A, const float *B, float *C, int M, int N, int K) {
+  int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = atomicAdd(C + j, 1.0f);
   for (int k = 0; k < K; ++k)
     acc += A[i * K + k] * B[k * N + j];
   if (i < M && j < N)
@@ -118,6 +141,8 @@ __global__ void rowsum(const float *x, float *out, int n) {
 void launch(const float *A, const float *B, float *C, int M, int N, int K, bool twice) {
   dim3 b(16, 16), g((N + 15) / 16, (M + 15) / 16);
   not_zero<<<g, b>>>(A, B, C, M, N, K);
+  local_init<<<g, b>>>(A, B, C, M, N, K);
+  effect_init<<<g, b>>>((float *)A, B, C, M, N, K);
   builtin_epilogue<<<g, b>>>(A, B, C, M, N, K);
   same_side<<<g, b>>>(A, B, C, M, N, K);
   unmasked<<<g, b>>>(A, B, C, M, N, K);
