@@ -67,8 +67,9 @@ std::string PassRegistry::describeJSON() const {
           {"key", Param.Key},
           {"type", paramTypeName(Param.Type)},
           {"default", Param.Default},
-          {"effect",
-           Param.Effect == ParamEffect::Rounding ? "rounding" : "exact"},
+          {"effect", Param.Effect == ParamEffect::Precision  ? "precision"
+                     : Param.Effect == ParamEffect::Rounding ? "rounding"
+                                                             : "exact"},
           {"search", std::move(Values)},
           {"help", Param.Help}});
     }

@@ -56,7 +56,8 @@ std::optional<SearchSpace> parseSearchSpace(const std::string &Json,
         Param.Key = Q.at("key").get<std::string>();
         Param.Type = Q.at("type").get<std::string>();
         Param.Default = Q.at("default").get<std::string>();
-        Param.ChangesRounding = Q.at("effect").get<std::string>() == "rounding";
+        // Reordered sums and fewer bits alike need a non-zero tolerance.
+        Param.ChangesRounding = Q.at("effect").get<std::string>() != "exact";
         for (const auto &V : Q.at("search"))
           Param.Values.push_back(V.get<std::string>());
         Pass.Params.push_back(std::move(Param));

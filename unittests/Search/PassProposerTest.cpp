@@ -169,3 +169,29 @@ TEST(PassProposerTest, ValuesMissedRemarksNameComeFirst) {
   R = guided(*Exact, "a,b", Remarks, "", Skipped2);
   EXPECT_FALSE(has(R, "a,b{re=true}"));
 }
+
+TEST(PassProposerTest, RegistryEffectsThatNeedATolerance) {
+  // kopt-opt --print-passes=json's effects: reordered sums ("rounding") and
+  // fewer bits ("precision") both need a non-zero tolerance.
+  std::string Error;
+  std::optional<SearchSpace> S = parseSearchSpace(
+      R"J({"passes": [{"name": "p", "params": [
+         {"key": "e", "type": "Bool", "default": "false",
+          "effect": "exact", "search": ["true"]},
+         {"key": "r", "type": "Bool", "default": "false",
+          "effect": "rounding", "search": ["true"]},
+         {"key": "m", "type": "String", "default": "f32",
+          "effect": "precision", "search": ["tf32"]}]}],
+          "pipelines": [{"name": "default", "pipeline": "p"}]})J",
+      Error);
+  ASSERT_TRUE(S.has_value()) << Error;
+  const SpacePass *P = S->pass("p");
+  ASSERT_NE(P, nullptr);
+  EXPECT_FALSE(P->param("e")->ChangesRounding);
+  EXPECT_TRUE(P->param("r")->ChangesRounding);
+  EXPECT_TRUE(P->param("m")->ChangesRounding);
+  std::vector<std::string> R =
+      recipes(*createPassProposer(*S, /*AllowRounding=*/false), "");
+  EXPECT_FALSE(has(R, "p{m=tf32}"));
+  EXPECT_TRUE(has(R, "p{e=true}"));
+}

@@ -27,8 +27,9 @@ llvm::StringRef paramTypeName(ParamType T);
 
 /// What a parameter's value can change besides speed.
 enum class ParamEffect {
-  Exact,   ///< every value computes bit-identical results
-  Rounding ///< some values reorder floating-point operations
+  Exact,    ///< every value computes bit-identical results
+  Rounding, ///< some values reorder floating-point operations
+  Precision ///< some values compute with fewer bits (tf32 operands)
 };
 
 /// The C++ type a parameter of type T has in a pass's options struct.
