@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MatmulRecognizer.h"
+#include "kopt/Analysis/LocalPointers.h"
 #include "kopt/Analysis/Mutation.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -16,38 +17,6 @@ using namespace clang;
 
 namespace kopt::matmul {
 
-std::optional<OffsetPointer> offsetPointer(const VarDecl *V, const Stmt *Body) {
-  if (!V || isa<ParmVarDecl>(V) || !V->hasLocalStorage() ||
-      !V->getType()->isPointerType() || !V->getInit() || isModifiedIn(V, Body))
-    return std::nullopt;
-  const Expr *Init = V->getInit()->IgnoreParenImpCasts();
-  auto Param = [&](const Expr *X) {
-    const auto *P =
-        dyn_cast_or_null<ParmVarDecl>(referencedVar(X->IgnoreParenImpCasts()));
-    return P && P->getType()->isPointerType() && !isModifiedIn(P, Body)
-               ? P
-               : nullptr;
-  };
-  std::optional<OffsetPointer> Out;
-  if (const auto *B = dyn_cast<BinaryOperator>(Init);
-      B && B->getOpcode() == BO_Add) {
-    if (const ParmVarDecl *P = Param(B->getLHS()))
-      Out = OffsetPointer{P, B->getRHS()};
-    else if (const ParmVarDecl *P = Param(B->getRHS()))
-      Out = OffsetPointer{P, B->getLHS()};
-  }
-  if (const auto *U = dyn_cast<UnaryOperator>(Init);
-      U && U->getOpcode() == UO_AddrOf)
-    if (const auto *S =
-            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens()))
-      if (const ParmVarDecl *P = Param(S->getBase()))
-        Out = OffsetPointer{P, S->getIdx()};
-  if (!Out || !Out->Offset->getType()->isIntegerType() ||
-      !isPureScalarInit(Out->Offset))
-    return std::nullopt;
-  return Out;
-}
-
 Decision<Recognizer::Factor> Recognizer::resolveFactor(const Expr *E) {
   const auto *Sub = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
   if (!Sub)
@@ -55,12 +24,14 @@ Decision<Recognizer::Factor> Recognizer::resolveFactor(const Expr *E) {
   if (N.F == MatmulNest::DotLoop) {
     Factor F;
     F.Base = pointerBase(Sub, Body);
-    // Or a local pointer into one: its offset joins the index.
-    std::optional<OffsetPointer> Local;
-    if (!F.Base &&
-        (Local = offsetPointer(
-             referencedVar(Sub->getBase()->IgnoreParenImpCasts()), Body)))
-      F.Base = Local->Base;
+    // Or a local pointer into one: its offsets join the index.
+    std::optional<LocalPointer> Local;
+    if (!F.Base)
+      if (const VarDecl *V =
+              referencedVar(Sub->getBase()->IgnoreParenImpCasts()))
+        if ((Local = matchLocalPointer(V, Kernel)) &&
+            !isModifiedIn(Local->Param, Body))
+          F.Base = Local->Param;
     if (!F.Base)
       return refuse("a factor is not an element of a pointer parameter", E,
                     Ctx);
@@ -69,10 +40,11 @@ Decision<Recognizer::Factor> Recognizer::resolveFactor(const Expr *E) {
     PB.keepWhole(N.Col.Var);
     PB.counter(InnerLoop.Var);
     std::optional<Polynomial> I = PB.build(Sub->getIdx());
-    if (I && Local) {
-      std::optional<Polynomial> O = PB.build(Local->Offset);
-      I = O ? add(*I, *O) : std::nullopt;
-    }
+    if (Local)
+      for (const Expr *Offset : Local->Offsets) {
+        std::optional<Polynomial> O = I ? PB.build(Offset) : std::nullopt;
+        I = O ? add(*I, *O) : std::nullopt;
+      }
     if (!I)
       return refuse("the index of '" + F.Base->getName() +
                         "' is not a polynomial in the row, column, loop "

@@ -2,6 +2,7 @@
 
 #include "kopt/Analysis/MatmulNest.h"
 #include "MatmulRecognizer.h"
+#include "kopt/Analysis/LocalPointers.h"
 #include "kopt/Analysis/Mutation.h"
 
 #include "clang/AST/Attr.h"
@@ -390,7 +391,7 @@ std::optional<Refusal> Recognizer::checkStructure() {
         continue;
       if (V == N.Acc && V->getInit())
         continue; // checkCarriedOver checks its initial value
-      if (offsetPointer(V, Body))
+      if (matchLocalPointer(V, Kernel))
         continue; // a row pointer: resolveFactor reads through it
       if (!V->hasLocalStorage() || !V->getType()->isScalarType() ||
           !V->getInit() || !isPureScalarInit(V->getInit()))

@@ -28,16 +28,6 @@ llvm::SmallVector<const Stmt *, 8> statementsOf(const Stmt *S);
 const ParmVarDecl *paramRef(const Expr *E, const Stmt *Scope);
 /// A pointer parameter subscripted directly, never reassigned.
 const ParmVarDecl *pointerBase(const ArraySubscriptExpr *A, const Stmt *Scope);
-/// An initializer that reads no memory, calls nothing and changes nothing.
-bool isPureScalarInit(const Expr *E);
-
-/// A local pointer into a pointer parameter, never reassigned: `const float
-/// *row = A + i * K;` or `&A[i * K]`, the offset free of side effects.
-struct OffsetPointer {
-  const ParmVarDecl *Base = nullptr;
-  const Expr *Offset = nullptr;
-};
-std::optional<OffsetPointer> offsetPointer(const VarDecl *V, const Stmt *Body);
 
 /// `acc += x * y` or `acc = acc + x * y` (x * y on either side).
 struct Accumulation {
