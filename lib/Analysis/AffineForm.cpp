@@ -2,6 +2,7 @@
 
 #include "kopt/Analysis/AffineForm.h"
 #include "kopt/Analysis/Mutation.h"
+#include "kopt/Frontend/SkippedBodies.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -96,7 +97,7 @@ unsigned AffineContext::builtin(BuiltinVar Var, unsigned Dim) {
 std::optional<int64_t> AffineContext::constant(const Expr *E) const {
   Expr::EvalResult R;
   if (E && !E->isValueDependent() && !E->isTypeDependent() &&
-      E->EvaluateAsInt(R, Ctx))
+      E->EvaluateAsInt(R, *EvalCtx))
     return R.Val.getInt().getExtValue();
   return std::nullopt;
 }
@@ -257,10 +258,10 @@ std::optional<AffineForm> AffineContext::build(const Expr *E, unsigned Depth) {
 
 std::optional<AffineForm> AffineContext::inlineCall(const CallExpr *Call,
                                                     unsigned Depth) {
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  const FunctionDecl *Def = nullptr;
-  if (!Callee || !Callee->hasBody(Def) || !Def ||
-      Def->getNumParams() != Call->getNumArgs() || Def->isVariadic())
+  // A helper in a header has its body parsed again (SkippedBodies.h), in
+  // an ASTContext of its own: its constants are evaluated there.
+  const FunctionDecl *Def = definitionOf(Call->getDirectCallee());
+  if (!Def || Def->getNumParams() != Call->getNumArgs() || Def->isVariadic())
     return std::nullopt;
   const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
   const auto *Ret = Body && Body->size() == 1
@@ -279,8 +280,11 @@ std::optional<AffineForm> AffineContext::inlineCall(const CallExpr *Call,
     Args.emplace_back(P, std::move(*F));
   }
   std::size_t Outer = Bound.size();
+  const ASTContext *OuterCtx = EvalCtx;
   Bound.insert(Bound.end(), Args.begin(), Args.end());
+  EvalCtx = &Def->getASTContext();
   std::optional<AffineForm> F = build(Ret->getRetValue(), Depth + 1);
+  EvalCtx = OuterCtx;
   Bound.resize(Outer);
   return F;
 }

@@ -2,6 +2,7 @@
 
 #include "kopt/Analysis/CudaAST.h"
 #include "kopt/Analysis/Mutation.h"
+#include "kopt/Frontend/SkippedBodies.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
@@ -93,6 +94,47 @@ bool isBuiltin(const Expr *E, BuiltinVar Var, unsigned Dim) {
   return R && R->Var == Var && R->Dim == Dim;
 }
 
+namespace {
+
+/// Whether \p E reads nothing but \p Def's parameters (and constants) and
+/// has no side effects.
+bool readsOnlyParameters(const Expr *E, const FunctionDecl *Def) {
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl());
+    return isa<EnumConstantDecl>(Ref->getDecl()) ||
+           (P && P->getDeclContext() == Def);
+  }
+  return llvm::all_of(E->children(), [&](const Stmt *C) {
+    const auto *CE = dyn_cast_or_null<Expr>(C);
+    return !C || (CE && readsOnlyParameters(CE, Def));
+  });
+}
+
+/// A helper whose body is one `return` of an expression of its parameters
+/// without side effects (a rounding-up division), read from a header's
+/// text too (SkippedBodies.h).
+bool returnsFunctionOfParameters(const FunctionDecl *FD) {
+  // Helpers that call helpers: a bound on the depth (and on recursion).
+  static thread_local unsigned Depth = 0;
+  if (Depth > 4)
+    return false;
+  const FunctionDecl *Def = definitionOf(FD);
+  const auto *Body =
+      Def ? dyn_cast_or_null<CompoundStmt>(Def->getBody()) : nullptr;
+  const auto *Ret = Body && Body->size() == 1
+                        ? dyn_cast<ReturnStmt>(Body->body_front())
+                        : nullptr;
+  if (!Ret || !Ret->getRetValue())
+    return false;
+  ++Depth;
+  bool Pure = readsOnlyParameters(Ret->getRetValue(), Def) &&
+              !hasSideEffects(Ret->getRetValue(), Def->getASTContext());
+  --Depth;
+  return Pure;
+}
+
+} // namespace
+
 bool isPureFunction(const FunctionDecl *FD) {
   if (FD->isConstexpr() || FD->hasAttr<ConstAttr>())
     return true;
@@ -100,7 +142,7 @@ bool isPureFunction(const FunctionDecl *FD) {
     return false;
   StringRef N = FD->getName();
   return N == "min" || N == "max" || N == "umin" || N == "umax" ||
-         N == "llmin" || N == "llmax";
+         N == "llmin" || N == "llmax" || returnsFunctionOfParameters(FD);
 }
 
 bool hasSideEffects(const Expr *E, const ASTContext &Ctx) {

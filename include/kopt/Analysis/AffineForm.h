@@ -73,11 +73,12 @@ struct AffineSymbol {
 /// and owns their symbols. Locals are followed to their initializers when
 /// nothing in Scope may change them (ExprMutationAnalyzer); a call of a
 /// helper whose body is one `return` of integer parameters it does not
-/// change (llm.c's `ceil_div(n, b)`) is the form of that return value.
+/// change (llm.c's `ceil_div(n, b)`, also from a header: SkippedBodies.h)
+/// is the form of that return value.
 class AffineContext {
 public:
   AffineContext(const clang::ASTContext &Ctx, const clang::Stmt *Scope)
-      : Ctx(Ctx), Scope(Scope) {}
+      : Ctx(Ctx), EvalCtx(&Ctx), Scope(Scope) {}
 
   /// The form of E; std::nullopt when E is not quasi-affine in the symbols
   /// above (a load from memory, a thread-dependent call, a variable written
@@ -113,6 +114,9 @@ private:
                                        unsigned Depth);
 
   const clang::ASTContext &Ctx;
+  /// Where constants are evaluated: Ctx, or a reparsed helper's context
+  /// while its body is read.
+  const clang::ASTContext *EvalCtx;
   const clang::Stmt *Scope;
   std::vector<AffineSymbol> Symbols;
   /// The parameters of the helpers being inlined, bound to the forms of
