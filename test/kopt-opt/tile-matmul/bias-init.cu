@@ -9,10 +9,10 @@
 // RUN: FileCheck %s < %t.cu
 // RUN: kopt-opt %S/../gpu/Inputs/matmul_bias_f32/kernel.cu -passes='tile-matmul{math=3xtf32}' -o %t-3x.cu
 // RUN: FileCheck %s --check-prefix=MMA < %t-3x.cu
-// RUN: %if cuda-toolkit %{ %nvcc_check %t.cu %}
-// RUN: %if cuda-toolkit %{ %nvcc_check %t-3x.cu %}
+// RUN: %if cuda-toolkit %{ %nvcc_check -I%S/../gpu/Inputs/matmul_bias_f32 %t.cu %}
+// RUN: %if cuda-toolkit %{ %nvcc_check -I%S/../gpu/Inputs/matmul_bias_f32 %t-3x.cu %}
 // REQUIRES: filecheck
-// REMARK: kernel.cu:15:7: remark: tiled the matrix product (dot-product loop) into 'matmul_bias_kopt_tiled'
+// REMARK: kernel.cu:18:7: remark: tiled the matrix product (dot-product loop) into 'matmul_bias_kopt_tiled'
 // CHECK-LABEL: matmul_bias_kopt_tiled(
 // CHECK: kopt_acc[kopt_m][kopt_n] = kopt_elem(0);
 // CHECK-NEXT: const long long kopt_i = kopt_i0 + (kopt_m / 4) * 64 + kopt_ty * 4 + kopt_m % 4;
