@@ -67,7 +67,8 @@ __global__ void scale_n(const T *x, T *y) { y[threadIdx.x] = x[threadIdx.x] * N;
 // The check goes before the first launcher (a template's `template` line).
 // CHECK: #include <cuda.h>
 // CHECK: template <typename... kopt_T>
-// CHECK-NEXT: static inline bool kopt_distinct_allocations(const char *kopt_modes, const kopt_T *...kopt_p) {
+// CHECK-NEXT: static inline bool kopt_distinct_allocations(const char *kopt_modes,
+// CHECK-NEXT:                                              const kopt_T *...kopt_p) {
 // CHECK: template <int Block>
 // CHECK-NEXT: void launch_scale(float *x, float *y, int n) {
 // CHECK-NEXT:   if (kopt_distinct_allocations("rw", (x), (y)))
