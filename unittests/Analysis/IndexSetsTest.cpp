@@ -9,6 +9,10 @@
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <fstream>
 
 using namespace kopt;
 using namespace clang;
@@ -167,7 +171,7 @@ TEST(IndexSetsTest, StaysBelowABound) {
 
 TEST(AffineFormTest, InlinesOneReturnHelpers) {
   // llm.c's ceil_div, a helper of the thread index, and one whose return
-  // value has no form of its own (x * y names the helper's parameters).
+  // value has no affine form (x * y).
   Forms F("int g = ceil_div(n, threads);\nint b = threads;\nint c = n;\n"
           "int t = twice(threadIdx.x) + 1;\nint u = mul(n, m);",
           "float *p, int n, int m, int threads",
@@ -181,5 +185,52 @@ TEST(AffineFormTest, InlinesOneReturnHelpers) {
   std::optional<AffineForm> T = F.of("t");
   ASSERT_TRUE(T.has_value());
   EXPECT_EQ(F.context().str(*T), "2*threadIdx.x + 1");
-  EXPECT_FALSE(F.of("u").has_value());
+  // mul's value is no affine form of n and m, but mul is a function of its
+  // parameters alone: a value uniform across the block, like min(n, m).
+  std::optional<AffineForm> U = F.of("u");
+  ASSERT_TRUE(U.has_value());
+  EXPECT_TRUE(F.context().isUniform(*U));
+  EXPECT_EQ(F.context().str(*U), "mul(n,m)");
+}
+
+/// A header file of its own (deleted with the object), for sources that
+/// include it: kopt parses included headers without function bodies.
+class TempHeader {
+public:
+  explicit TempHeader(llvm::StringRef Text) {
+    llvm::SmallString<128> Dir;
+    if (llvm::sys::fs::createUniqueDirectory("kopt-header", Dir))
+      return;
+    Path = (Dir + "/helpers.h").str();
+    std::ofstream(Path) << Text.str();
+  }
+  ~TempHeader() {
+    if (!Path.empty()) {
+      llvm::sys::fs::remove(Path);
+      llvm::sys::fs::remove(llvm::sys::path::parent_path(Path));
+    }
+  }
+  std::string include() const { return "#include \"" + Path + "\"\n"; }
+
+private:
+  std::string Path;
+};
+
+TEST(AffineFormTest, InlinesHelpersOfHeaders) {
+  // The helpers' bodies are not in the AST (the preamble skipped them):
+  // their text is read again. One that calls another helper of its header
+  // does not parse alone and has no form.
+  TempHeader H("template <class T> __host__ __device__ T ceil_div(T a, T b) "
+               "{\n  return (a + b - 1) / b;\n}\n"
+               "__host__ __device__ inline int up(int n, int m) {\n"
+               "  return (n + m - 1) / m * m;\n}\n"
+               "__host__ __device__ inline int via(int n, int m) {\n"
+               "  return up(n, m) / m;\n}\n");
+  Forms F("int g = ceil_div(n, threads);\nint b = threads;\nint c = n;\n"
+          "int v = via(n, threads);",
+          "float *p, int n, int m, int threads", H.include());
+  std::optional<AffineForm> G = F.of("g"), B = F.of("b"), C = F.of("c");
+  ASSERT_TRUE(G && B && C);
+  EXPECT_TRUE(coversCount(F.context(), *G, *B, *C));
+  EXPECT_FALSE(F.of("v").has_value());
 }

@@ -46,7 +46,10 @@ std::string twoLoops(const std::string &Before, const std::string &Head) {
 const char *Part =
     "static __device__ __attribute__((const)) int part(int n, int r) {\n"
     "  return n / 8 * r;\n}\n"
-    "static __device__ int impure(int n) { return n; }\n";
+    // On one line, as the loops' positions below assume; not pure: it
+    // reads a global.
+    "__device__ int g_scale; static __device__ int impure(int n) { "
+    "return n * g_scale; }\n";
 
 } // namespace
 
