@@ -114,7 +114,7 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
                  "no grid-stride or block-stride loop and no "
                  "one-element-per-thread guard "
                  "'T i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) "
-                 "{...}' in '" +
+                 "{...}' (or 'if (i >= n) return;' and one statement) in '" +
                      K.Name + "'");
   }
 

@@ -291,15 +291,39 @@ bool declaresVectorCarrier(const Stmt *S, ASTContext &Ctx) {
   return false;
 }
 
-/// `T i = gid; if (i < n) STMT` as the whole kernel body.
+namespace {
+
+/// `if (i >= n) return;` (or `n <= i`, the return in braces): the bound n
+/// of an early return that leaves the threads past the elements.
+const Expr *earlyReturnBound(const Stmt *S, const VarDecl *V) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+    return nullptr;
+  const Stmt *Then = If->getThen();
+  if (const auto *CS = dyn_cast<CompoundStmt>(Then))
+    Then = CS->size() == 1 ? CS->body_front() : nullptr;
+  const auto *Ret = dyn_cast_or_null<ReturnStmt>(Then);
+  const auto *Cond =
+      dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+  if (!Ret || Ret->getRetValue() || !Cond)
+    return nullptr;
+  if (Cond->getOpcode() == BO_GE && referencedVar(Cond->getLHS()) == V)
+    return Cond->getRHS();
+  if (Cond->getOpcode() == BO_LE && referencedVar(Cond->getRHS()) == V)
+    return Cond->getLHS();
+  return nullptr;
+}
+
+} // namespace
+
+/// `T i = gid; if (i < n) STMT`, or `T i = gid; if (i >= n) return; STMT`,
+/// as the whole kernel body.
 std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K) {
   const auto *Body = dyn_cast<CompoundStmt>(K.Decl->getBody());
-  if (!Body || Body->size() != 2)
+  if (!Body || (Body->size() != 2 && Body->size() != 3))
     return std::nullopt;
   const auto *DS = dyn_cast<DeclStmt>(Body->body_front());
-  const auto *If = dyn_cast<IfStmt>(Body->body_back());
-  if (!DS || !If || !DS->isSingleDecl() || If->getElse() || If->getInit() ||
-      If->getConditionVariable())
+  if (!DS || !DS->isSingleDecl())
     return std::nullopt;
   const auto *V = dyn_cast<VarDecl>(DS->getSingleDecl());
   if (!V || !V->getInit())
@@ -308,14 +332,26 @@ std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K) {
       matchGlobalThreadIndex(V->getInit(), Body, K.Decl->getASTContext());
   if (!Index || (Index->Constant && Index->Constant != K.LaunchedBlockX))
     return std::nullopt;
+  ElementRegion R;
+  R.Var = V;
+  R.OnePerThread = true;
+  if (Body->size() == 3) {
+    // The statement after an early return runs for the elements below
+    // the bound, as the guarded statement does.
+    R.Bound = earlyReturnBound(Body->body_begin()[1], V);
+    R.Body = Body->body_back();
+    if (!R.Bound || isa<NullStmt, DeclStmt>(R.Body))
+      return std::nullopt;
+    return R;
+  }
+  const auto *If = dyn_cast<IfStmt>(Body->body_back());
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+    return std::nullopt;
   const auto *Cond =
       dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
   if (!Cond)
     return std::nullopt;
-  ElementRegion R;
-  R.Var = V;
   R.Body = If->getThen();
-  R.OnePerThread = true;
   if (Cond->getOpcode() == BO_LT && referencedVar(Cond->getLHS()) == V)
     R.Bound = Cond->getRHS();
   else if (Cond->getOpcode() == BO_GT && referencedVar(Cond->getRHS()) == V)

@@ -114,9 +114,10 @@ struct VectorPlan {
 };
 
 /// The one-element-per-thread shape `T i = gid; if (i < n) STMT` as the
-/// whole kernel body. gid may name the block size as a constant equal to
-/// blockDim.x of every launch (`blockIdx.x * BLOCK + threadIdx.x`,
-/// KernelInfo::LaunchedBlockX).
+/// whole kernel body, or with an early return, `T i = gid; if (i >= n)
+/// return; STMT` (one statement after it). gid may name the block size as a
+/// constant equal to blockDim.x of every launch (`blockIdx.x * BLOCK +
+/// threadIdx.x`, KernelInfo::LaunchedBlockX).
 std::optional<ElementRegion> matchOnePerThread(const KernelInfo &K);
 
 /// Whether Index is element-wise in Var: `i`, `off + i` or `i + off`, where
