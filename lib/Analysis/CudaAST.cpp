@@ -110,9 +110,9 @@ bool readsOnlyParameters(const Expr *E, const FunctionDecl *Def) {
   });
 }
 
-/// A helper whose body is one `return` of an expression of its parameters
-/// without side effects (a rounding-up division), read from a header's
-/// text too (SkippedBodies.h).
+/// A helper of arithmetic values whose body is one `return` of an
+/// expression of its parameters without side effects (a rounding-up
+/// division), read from a header's text too (SkippedBodies.h).
 bool returnsFunctionOfParameters(const FunctionDecl *FD) {
   // Helpers that call helpers: a bound on the depth (and on recursion).
   static thread_local unsigned Depth = 0;
@@ -124,7 +124,15 @@ bool returnsFunctionOfParameters(const FunctionDecl *FD) {
   const auto *Ret = Body && Body->size() == 1
                         ? dyn_cast<ReturnStmt>(Body->body_front())
                         : nullptr;
-  if (!Ret || !Ret->getRetValue())
+  // Of values only: a pointer or reference parameter would let the result
+  // depend on memory, which may change between calls.
+  auto IsValue = [](QualType T) {
+    return T->isArithmeticType() || T->isEnumeralType();
+  };
+  if (!Ret || !Ret->getRetValue() || !IsValue(Def->getReturnType()) ||
+      !llvm::all_of(Def->parameters(), [&](const ParmVarDecl *P) {
+        return IsValue(P->getType());
+      }))
     return false;
   ++Depth;
   bool Pure = readsOnlyParameters(Ret->getRetValue(), Def) &&

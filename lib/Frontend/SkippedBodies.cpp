@@ -142,7 +142,11 @@ const FunctionDecl *definitionOf(const FunctionDecl *Callee) {
   const FunctionDecl *Def = nullptr;
   if (!Callee || Callee->hasBody(Def))
     return Def;
-  if (isa<CXXMethodDecl>(Callee) || !Callee->getDeclName().isIdentifier())
+  // The user's helpers only: a system header's (CUDA's, the C library's)
+  // are not read again, which would cost a parse each for nothing.
+  const SourceManager &SM = Callee->getASTContext().getSourceManager();
+  if (isa<CXXMethodDecl>(Callee) || !Callee->getDeclName().isIdentifier() ||
+      SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
     return nullptr;
   const FunctionTemplateDecl *Template = Callee->getPrimaryTemplate();
   const FunctionDecl *Pattern =

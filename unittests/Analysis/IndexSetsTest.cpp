@@ -173,12 +173,14 @@ TEST(AffineFormTest, InlinesOneReturnHelpers) {
   // llm.c's ceil_div, a helper of the thread index, and one whose return
   // value has no affine form (x * y).
   Forms F("int g = ceil_div(n, threads);\nint b = threads;\nint c = n;\n"
-          "int t = twice(threadIdx.x) + 1;\nint u = mul(n, m);",
-          "float *p, int n, int m, int threads",
+          "int t = twice(threadIdx.x) + 1;\nint u = mul(n, m);\n"
+          "int d = deref(q);",
+          "float *p, int n, int m, int threads, const int *q",
           "template <class T> __host__ __device__ T ceil_div(T a, T b) {\n"
           "  return (a + b - 1) / b;\n}\n"
           "__device__ int twice(int x) { return 2 * x; }\n"
-          "__device__ int mul(int x, int y) { return x * y; }\n");
+          "__device__ int mul(int x, int y) { return x * y; }\n"
+          "__device__ int deref(const int *x) { return *x; }\n");
   std::optional<AffineForm> G = F.of("g"), B = F.of("b"), C = F.of("c");
   ASSERT_TRUE(G && B && C);
   EXPECT_TRUE(coversCount(F.context(), *G, *B, *C));
@@ -191,6 +193,8 @@ TEST(AffineFormTest, InlinesOneReturnHelpers) {
   ASSERT_TRUE(U.has_value());
   EXPECT_TRUE(F.context().isUniform(*U));
   EXPECT_EQ(F.context().str(*U), "mul(n,m)");
+  // A helper that reads memory is no function of its arguments' values.
+  EXPECT_FALSE(F.of("d").has_value());
 }
 
 /// A header file of its own (deleted with the object), for sources that

@@ -44,9 +44,10 @@ bool isBuiltin(const clang::Expr *E, BuiltinVar Var, unsigned Dim = 0);
 
 /// Whether calls of FD are treated as functions of their arguments alone:
 /// constexpr functions, `__attribute__((const))` ones, CUDA's integer
-/// min/max helpers (min, max, umin, umax, llmin, llmax), and helpers whose
-/// body is one `return` of their parameters without side effects (also in
-/// a header, whose bodies the preamble skipped: SkippedBodies.h).
+/// min/max helpers (min, max, umin, umax, llmin, llmax), and helpers of
+/// arithmetic values whose body is one `return` of their parameters
+/// without side effects (also in a header, whose bodies the preamble
+/// skipped: SkippedBodies.h).
 bool isPureFunction(const clang::FunctionDecl *FD);
 
 /// Like Expr::HasSideEffects, but reads of threadIdx/blockIdx/blockDim/

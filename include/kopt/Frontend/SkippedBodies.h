@@ -12,8 +12,9 @@
 // away), a template specialization instantiated there with the call's
 // template arguments. Only self-contained helpers come back: one that uses
 // a name its text does not declare (another helper, a macro, a type of the
-// header) fails to parse alone and is not given. The small ASTs are kept
-// for the life of the process, one per distinct text.
+// header) fails to parse alone and is not given; nor is a function of a
+// system header (CUDA's, the C library's). The small ASTs are kept for the
+// life of the process, one per distinct text.
 //
 //===----------------------------------------------------------------------===//
 
