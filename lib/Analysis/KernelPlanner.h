@@ -14,8 +14,10 @@
 #include "kopt/Analysis/Refusal.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/PrettyPrinter.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
@@ -29,9 +31,15 @@ protected:
   Refusal refuse(const clang::Stmt *At, const llvm::Twine &Message) const {
     return {Message.str(), At ? lineCol(At->getBeginLoc(), Ctx) : K.Loc};
   }
-  /// S's source on one line, for a remark.
+  /// S's source on one line, for a remark; written in a macro (no source
+  /// text of its own), S printed from the AST.
   std::string text(const clang::Stmt *S) const {
-    return oneLine(sourceText(S->getSourceRange(), Ctx));
+    std::string Text = oneLine(sourceText(S->getSourceRange(), Ctx));
+    if (!Text.empty())
+      return Text;
+    llvm::raw_string_ostream OS(Text);
+    S->printPretty(OS, nullptr, clang::PrintingPolicy(Ctx.getLangOpts()));
+    return oneLine(Text);
   }
 
   const KernelInfo &K;

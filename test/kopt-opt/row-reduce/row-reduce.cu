@@ -157,6 +157,17 @@ __global__ void lane_use(const float *__restrict__ x, float *__restrict__ y,
     y[rows + j] = 0.0f;
 }
 
+// A loop written in a macro (as Caffe's and PyTorch's CUDA_KERNEL_LOOP):
+// the remark prints what it names from the AST.
+#define KOPT_KERNEL_LOOP(i, n)                                                 \
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n);                 \
+       i += blockDim.x * gridDim.x)
+// CHECK-DAG: row-reduce.cu:[[@LINE+3]]:3: remark: thread-per-row kernel not re-mapped: 'blockDim.x' is used outside the row index's initializer [-Rpass-missed=row-reduce]
+__global__ void macro_loop(const float *__restrict__ x, float *__restrict__ y,
+                           int rows) {
+  KOPT_KERNEL_LOOP(row, rows) { y[row] = 2.0f * x[row]; }
+}
+
 // CHECK-DAG: row-reduce.cu:[[@LINE+1]]:17: remark: thread-per-row kernel not re-mapped: the kernel uses shared memory [-Rpass-missed=row-reduce]
 __global__ void shared_rows(const float *__restrict__ x, float *__restrict__ y,
                             int rows, int n) {
@@ -300,5 +311,6 @@ void launch(const float *x, float *y, float *scale, float *p, int *hits,
   offset_rows<<<rows, 1>>>(x, y, rows, n);
   two_offsets<<<rows, 1>>>(x, y, rows, n);
   varying_offset<<<rows, 1>>>(x, y, rows, n);
+  macro_loop<<<rows, 1>>>(x, y, rows);
 }
 // THREE: remark: thread-per-row kernel not re-mapped: threads-per-row=3 is not a power of two from 2 to 1024
