@@ -140,7 +140,9 @@ Decision<VectorPlan> planVectorAccesses(const KernelInfo &K,
     VectorPointer &P = Vectorized[baseOf(*A)];
     if (!First && withoutSpaces(P.Offset) != withoutSpaces(OffsetText))
       return Refuse("'" + A->Base + "' is accessed at '" + A->Index +
-                        "' and at offset '" + P.Offset +
+                        (P.Offset.empty()
+                             ? "' and at '" + R.Var->getNameAsString()
+                             : "' and at offset '" + P.Offset) +
                         "': not one contiguous range per thread",
                     A->Loc);
     P.Offset = OffsetText;

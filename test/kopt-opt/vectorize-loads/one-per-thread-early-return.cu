@@ -11,7 +11,7 @@
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
 
-// REMARK-DAG: early-return.cu:[[@LINE+1]]:17: remark: vectorized one-element-per-thread kernel: 'in' as float4 (4 x float), 'out' as float4 (4 x float); grid divided by 4 at the launch at 64:3
+// REMARK-DAG: early-return.cu:[[@LINE+1]]:17: remark: vectorized one-element-per-thread kernel: 'in' as float4 (4 x float), 'out' as float4 (4 x float); grid divided by 4 at the launch at 70:3
 __global__ void scale(int n, const float *in, float *out, float a) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -31,7 +31,7 @@ __global__ void scale(int n, const float *in, float *out, float a) {
 // CHECK-LABEL: __global__ void past_n(
 // CHECK: if (i > n) return;
 
-// REMARK-DAG: early-return.cu:[[@LINE+1]]:17: remark: vectorized one-element-per-thread kernel: 'in' as float4 (4 x float), 'out' as float4 (4 x float); grid divided by 4 at the launch at 65:3
+// REMARK-DAG: early-return.cu:[[@LINE+1]]:17: remark: vectorized one-element-per-thread kernel: 'in' as float4 (4 x float), 'out' as float4 (4 x float); grid divided by 4 at the launch at 71:3
 __global__ void relu(long n, const float *in, float *out) {
   const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
   if (n <= i) {
@@ -59,6 +59,12 @@ __global__ void returns_again(int n, const float *in, float *out) {
   if (i >= n) return;
   { if (in[i] < 0.0f) return; out[i] = in[i]; }
 }
+// REMARK-DAG: early-return.cu:[[@LINE+4]]:{{[0-9]+}}: remark: one-element-per-thread kernel not vectorized: 'in' is accessed at 'i + 1' and at 'i': not one contiguous range per thread
+__global__ void neighbour(int n, const float *in, float *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i] = in[i] + (i + 1 < n ? in[i + 1] : 0.0f);
+}
 
 void launch(int n, const float *in, float *out) {
   scale<<<(n + 255) / 256, 256>>>(n, in, out, 2.0f);
@@ -66,4 +72,5 @@ void launch(int n, const float *in, float *out) {
   past_n<<<(n + 255) / 256, 256>>>(n, in, out);
   two_statements<<<(n + 255) / 256, 256>>>(n, in, out);
   returns_again<<<(n + 255) / 256, 256>>>(n, in, out);
+  neighbour<<<(n + 255) / 256, 256>>>(n, in, out);
 }
