@@ -118,12 +118,14 @@ struct Reparsed {
 const FunctionDecl *reparse(const std::string &Text, StringRef Name,
                             bool Template) {
   static std::mutex Lock;
+  // The small ASTs keep a pointer to their diagnostics' consumer: it lives
+  // as long as they do (constructed first, destroyed last).
+  static IgnoringDiagConsumer Quiet;
   static llvm::StringMap<Reparsed> Cache;
   std::lock_guard<std::mutex> Guard(Lock);
   auto [It, New] = Cache.try_emplace(Text);
   if (!New)
     return It->second.Definition;
-  IgnoringDiagConsumer Quiet;
   It->second.AST = tooling::buildASTFromCodeWithArgs(
       Text,
       {"-std=c++17", "-fsyntax-only", "-D__host__=", "-D__device__=",
