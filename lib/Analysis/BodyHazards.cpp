@@ -137,7 +137,8 @@ std::optional<CallHazard> callHazard(const CallExpr *C, ASTContext &Ctx) {
     return CallHazard{CallHazard::Launch, Name};
   const SourceManager &SM = Ctx.getSourceManager();
   if (!F || (!F->getBuiltinID() &&
-             !SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation()))))
+             !SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation())) &&
+             !(takesAndReturnsValues(F) && isPureFunction(F))))
     return CallHazard{CallHazard::Unanalyzed, Name};
   bool PointerArg = llvm::any_of(C->arguments(), [](const Expr *A) {
     return A->IgnoreParenImpCasts()->getType()->isPointerType();

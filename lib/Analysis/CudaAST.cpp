@@ -126,13 +126,7 @@ bool returnsFunctionOfParameters(const FunctionDecl *FD) {
                         : nullptr;
   // Of values only: a pointer or reference parameter would let the result
   // depend on memory, which may change between calls.
-  auto IsValue = [](QualType T) {
-    return T->isArithmeticType() || T->isEnumeralType();
-  };
-  if (!Ret || !Ret->getRetValue() || !IsValue(Def->getReturnType()) ||
-      !llvm::all_of(Def->parameters(), [&](const ParmVarDecl *P) {
-        return IsValue(P->getType());
-      }))
+  if (!Ret || !Ret->getRetValue() || !takesAndReturnsValues(Def))
     return false;
   ++Depth;
   bool Pure = readsOnlyParameters(Ret->getRetValue(), Def) &&
@@ -143,14 +137,30 @@ bool returnsFunctionOfParameters(const FunctionDecl *FD) {
 
 } // namespace
 
+bool takesAndReturnsValues(const FunctionDecl *FD) {
+  auto IsValue = [](QualType T) {
+    return T->isArithmeticType() || T->isEnumeralType();
+  };
+  return IsValue(FD->getReturnType()) &&
+         llvm::all_of(FD->parameters(), [&](const ParmVarDecl *P) {
+           return IsValue(P->getType());
+         });
+}
+
 bool isPureFunction(const FunctionDecl *FD) {
   if (FD->isConstexpr() || FD->hasAttr<ConstAttr>())
     return true;
   if (!FD->getIdentifier())
     return false;
+  // CUDA's own min/max by name; a program's function of those names only
+  // by what its body shows.
+  const SourceManager &SM = FD->getASTContext().getSourceManager();
   StringRef N = FD->getName();
-  return N == "min" || N == "max" || N == "umin" || N == "umax" ||
-         N == "llmin" || N == "llmax" || returnsFunctionOfParameters(FD);
+  bool CudaMinMax = N == "min" || N == "max" || N == "umin" || N == "umax" ||
+                    N == "llmin" || N == "llmax";
+  return (CudaMinMax &&
+          SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()))) ||
+         returnsFunctionOfParameters(FD);
 }
 
 bool hasSideEffects(const Expr *E, const ASTContext &Ctx) {

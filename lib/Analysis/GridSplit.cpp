@@ -199,7 +199,7 @@ private:
         if (std::optional<CallHazard> H = callHazard(C, Ctx))
           Why = refuse(C, "the kernel calls '" + H->Name + "', which " +
                               (H->K == CallHazard::Unanalyzed
-                                   ? "is not analyzed"
+                                   ? "kopt does not prove pure"
                                    : "may act beyond its result"));
         return;
       }

@@ -144,7 +144,7 @@ private:
       return refuse(C, "the kernel launches kernels");
     case CallHazard::Unanalyzed:
       return refuse(C, "the kernel calls '" + H->Name +
-                           "', which is not analyzed");
+                           "', which kopt does not prove pure");
     case CallHazard::Effects:
       break;
     }

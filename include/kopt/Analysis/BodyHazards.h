@@ -55,6 +55,7 @@ struct CallHazard {
   enum Kind {
     Launch,     ///< a kernel launch
     Unanalyzed, ///< a function outside CUDA's and the C library's headers
+                ///< that is not a proven-pure helper of values
     Effects     ///< memory or ordering effects: a pointer argument (other
                 ///< than a read-only load's), a pointer result, atomics,
                 ///< clock, printf, trap, malloc, free, nanosleep

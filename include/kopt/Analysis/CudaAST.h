@@ -44,11 +44,16 @@ bool isBuiltin(const clang::Expr *E, BuiltinVar Var, unsigned Dim = 0);
 
 /// Whether calls of FD are treated as functions of their arguments alone:
 /// constexpr functions, `__attribute__((const))` ones, CUDA's integer
-/// min/max helpers (min, max, umin, umax, llmin, llmax), and helpers of
+/// min/max helpers (min, max, umin, umax, llmin, llmax, declared in a
+/// system header), and helpers of
 /// arithmetic values whose body is one `return` of their parameters
 /// without side effects (also in a header, whose bodies the preamble
 /// skipped: SkippedBodies.h).
 bool isPureFunction(const clang::FunctionDecl *FD);
+
+/// Whether FD takes and returns arithmetic or enum values only (no pointer
+/// or reference through which a call could read or write memory).
+bool takesAndReturnsValues(const clang::FunctionDecl *FD);
 
 /// Like Expr::HasSideEffects, but reads of threadIdx/blockIdx/blockDim/
 /// gridDim (calls to their getters in Clang's AST) and calls of pure

@@ -31,8 +31,15 @@ void run_scale(const float *x, float *y, float a, int n) {
 
 __device__ float twice(float v) { return 2.0f * v; }
 
+__device__ int calls;
+__device__ float counted(float v) {
+  ++calls;
+  return v;
+}
+
 // The start and stride through locals, a 64-bit counter and bound, an
-// element read back at one offset, a thread-private array and __ldg.
+// element read back at one offset, a thread-private array, __ldg and a
+// helper kopt proves pure ('twice': one `return` of its value parameter).
 // CHECK-DAG: split-grid.cu:[[@LINE+1]]:17: remark: 1 launch of 'accumulate' start 8x the blocks when they hold fewer threads than the device: its grid-stride loop over 'i' runs each index once, the same way, on any grid [-Rpass=split-grid]
 __global__ void accumulate(const float *__restrict__ x, float *__restrict__ y,
                            long long off, long long n) {
@@ -42,7 +49,7 @@ __global__ void accumulate(const float *__restrict__ x, float *__restrict__ y,
     float parts[2];
     parts[0] = __ldg(&x[i]);
     parts[1] = y[off + i];
-    y[off + i] = parts[0] + parts[1] * blockDim.x;
+    y[off + i] = twice(parts[0]) + parts[1] * blockDim.x;
   }
 }
 
@@ -156,8 +163,8 @@ __global__ void with_atomic(const float *x, float *__restrict__ y,
 __global__ void user_call(const float *x, float *__restrict__ y, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += blockDim.x * gridDim.x)
-// CHECK-DAG: split-grid.cu:[[@LINE+1]]:12: remark: grid-stride kernel not given a larger grid: the kernel calls 'twice', which is not analyzed [-Rpass-missed=split-grid]
-    y[i] = twice(x[i]);
+// CHECK-DAG: split-grid.cu:[[@LINE+1]]:12: remark: grid-stride kernel not given a larger grid: the kernel calls 'counted', which kopt does not prove pure [-Rpass-missed=split-grid]
+    y[i] = counted(x[i]);
 }
 
 __global__ void bound_expr(const float *x, float *__restrict__ y, int n) {

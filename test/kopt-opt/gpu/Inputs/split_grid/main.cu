@@ -22,14 +22,16 @@
     }                                                                          \
   } while (0)
 
+// A helper kopt proves pure (one `return` of its value parameter).
+__device__ float cube(float v) { return v * v * v; }
+
 // An activation in a grid-stride loop (int index).
 __global__ void gelu_stride(const float *__restrict__ x, float *__restrict__ y,
                             int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += blockDim.x * gridDim.x) {
     float v = x[i];
-    y[i] =
-        0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+    y[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * cube(v))));
   }
 }
 
