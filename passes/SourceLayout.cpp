@@ -53,6 +53,30 @@ std::optional<std::pair<unsigned, unsigned>> stmtOffsets(const Stmt *S,
   return std::make_pair(Begin, End);
 }
 
+std::optional<std::pair<unsigned, unsigned>>
+macroHeadLoopOffsets(const ForStmt *F, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::optional<std::pair<unsigned, unsigned>> Body =
+      stmtOffsets(F->getBody(), Ctx);
+  SourceLocation MacroBegin;
+  // `for` is the expansion's first token, the invocation is written in the
+  // main file (not inside another macro) and holds the head up to its `)`.
+  if (!Body || !F->getBeginLoc().isMacroID() ||
+      !Lexer::isAtStartOfMacroExpansion(F->getBeginLoc(), SM, Ctx.getLangOpts(),
+                                        &MacroBegin) ||
+      !MacroBegin.isFileID() || !SM.isInMainFile(MacroBegin))
+    return std::nullopt;
+  CharSourceRange Invocation = SM.getExpansionRange(F->getBeginLoc());
+  SourceLocation Head = F->getRParenLoc();
+  if (!Head.isMacroID() || SM.getExpansionLoc(Head) != MacroBegin)
+    return std::nullopt;
+  unsigned Begin = SM.getFileOffset(MacroBegin);
+  unsigned InvocationEnd = SM.getFileOffset(Invocation.getEnd());
+  if (InvocationEnd >= Body->first)
+    return std::nullopt;
+  return std::make_pair(Begin, Body->second);
+}
+
 std::optional<std::pair<unsigned, unsigned>> exprOffsets(const Expr *E,
                                                          ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();

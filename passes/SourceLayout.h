@@ -36,6 +36,13 @@ namespace kopt {
 std::optional<std::pair<unsigned, unsigned>>
 stmtOffsets(const clang::Stmt *S, clang::ASTContext &Ctx);
 
+/// Like stmtOffsets, for a loop whose whole head is one macro's expansion
+/// and whose body follows it in the file (`CUDA_KERNEL_LOOP(i, n) {...}`):
+/// from the macro's name through the body, for an edit that replaces the
+/// loop (the macro stays defined, so its text may be kept in a copy).
+std::optional<std::pair<unsigned, unsigned>>
+macroHeadLoopOffsets(const clang::ForStmt *F, clang::ASTContext &Ctx);
+
 /// Character offsets [Begin, End) of an expression in the main file.
 std::optional<std::pair<unsigned, unsigned>>
 exprOffsets(const clang::Expr *E, clang::ASTContext &Ctx);

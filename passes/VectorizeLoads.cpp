@@ -165,8 +165,7 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
       }
       if (isTailStart(Start, CL->Bound, AC)) {
         Ctx.missed(K.Name, L.Loc,
-                   What + "it starts at '" +
-                       sourceText(Start->getSourceRange(), AC) +
+                   What + "it starts at '" + sourceOrPrinted(Start, AC) +
                        "', the scalar tail of a vector loop: fewer elements "
                        "than a vector");
         return;
@@ -247,10 +246,17 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
             V.Offset.empty() ? "kopt_lo" : "(" + V.Offset + ") + kopt_lo";
         V.StaticallyAligned = false;
       }
+    // A head written by a macro (`CUDA_KERNEL_LOOP(i, n)`) is replaced with
+    // the body; its copy keeps the macro as written.
     std::optional<std::pair<unsigned, unsigned>> LoopRange =
         stmtOffsets(L.For, AC);
+    if (!LoopRange)
+      LoopRange = macroHeadLoopOffsets(L.For, AC);
     if (!LoopRange) {
-      Ctx.missed(K.Name, L.Loc, What + "it is written in a macro");
+      Ctx.missed(K.Name, L.Loc,
+                 What + "it is written in a macro (one whose expansion is "
+                        "the loop's whole head, the body written after it, "
+                        "is rewritten)");
       return;
     }
     if (hasSideEffects(CL->Init, AC) || hasSideEffects(CL->Step, AC) ||
@@ -266,22 +272,21 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
     std::string IndexType = typeAsWritten(R.Var->getType().getUnqualifiedType(),
                                           PrintingPolicy(AC.getLangOpts()));
     std::string W = std::to_string(P.Width);
-    std::string Init = sourceText(ThreadStart->getSourceRange(), AC);
-    std::string Step = sourceText(CL->Step->getSourceRange(), AC);
-    std::string Bound = sourceText(CL->Bound->getSourceRange(), AC);
+    std::string Init = sourceOrPrinted(ThreadStart, AC);
+    std::string Step = sourceOrPrinted(CL->Step, AC);
+    std::string Bound = sourceOrPrinted(CL->Bound, AC);
     std::string Var = R.Var->getNameAsString();
     std::string Error;
     std::string Vector = vectorCode(Ctx, R, P, "kopt_v", IndexType, I3, Error,
                                     Start ? "kopt_lo" : "");
-    if (Init.empty() ||
-        (Start && sourceText(Start->getSourceRange(), AC).empty()))
-      Error = "its start is written in a macro";
+    std::optional<std::pair<unsigned, unsigned>> BodyRange =
+        stmtOffsets(R.Body, AC);
+    if (!BodyRange)
+      Error = "its body is written in a macro";
     if (!Error.empty()) {
       Ctx.missed(K.Name, L.Loc, What + Error);
       return;
     }
-    std::optional<std::pair<unsigned, unsigned>> BodyRange =
-        stmtOffsets(R.Body, AC);
     // Copies of the loop move from Indent to I2.
     std::string Deeper = I2.substr(Indent.size());
     std::string ScalarBody =
@@ -307,8 +312,8 @@ class VectorizeLoadsPass : public KernelPass<VectorizeLoadsOptions> {
                "a stored\n" +
                    I1 + "// range overlaps a loaded one.\n") +
         I1 + "const auto kopt_n = " + Bound + ";\n" +
-        (Start ? I1 + "const " + IndexType + " kopt_lo = " +
-                     sourceText(Start->getSourceRange(), AC) + ";\n"
+        (Start ? I1 + "const " + IndexType +
+                     " kopt_lo = " + sourceOrPrinted(Start, AC) + ";\n"
                : "") +
         I1 + "if (" + Check + ") {\n" + I2 + "for (" + IndexType +
         " kopt_v = " + Init + "; kopt_v < " + Count + " / " + W +

@@ -10,12 +10,14 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/PrettyPrinter.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
 
@@ -486,6 +488,15 @@ std::string sourceText(SourceRange R, const ASTContext &Ctx) {
   if (CR.isInvalid())
     return std::string();
   return Lexer::getSourceText(CR, SM, Ctx.getLangOpts()).str();
+}
+
+std::string sourceOrPrinted(const Stmt *S, const ASTContext &Ctx) {
+  std::string Text = sourceText(S->getSourceRange(), Ctx);
+  if (!Text.empty())
+    return Text;
+  llvm::raw_string_ostream OS(Text);
+  S->printPretty(OS, nullptr, PrintingPolicy(Ctx.getLangOpts()));
+  return Text;
 }
 
 LineCol lineCol(SourceLocation L, const ASTContext &Ctx) {

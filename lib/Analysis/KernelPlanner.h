@@ -14,10 +14,8 @@
 #include "kopt/Analysis/Refusal.h"
 
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/PrettyPrinter.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/Twine.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
@@ -34,12 +32,7 @@ protected:
   /// S's source on one line, for a remark; written in a macro (no source
   /// text of its own), S printed from the AST.
   std::string text(const clang::Stmt *S) const {
-    std::string Text = oneLine(sourceText(S->getSourceRange(), Ctx));
-    if (!Text.empty())
-      return Text;
-    llvm::raw_string_ostream OS(Text);
-    S->printPretty(OS, nullptr, clang::PrintingPolicy(Ctx.getLangOpts()));
-    return oneLine(Text);
+    return oneLine(sourceOrPrinted(S, Ctx));
   }
 
   const KernelInfo &K;

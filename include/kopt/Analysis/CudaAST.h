@@ -151,6 +151,10 @@ bool isDim3(clang::QualType T);
 /// Source text of a node; empty if it does not lie in one file range.
 std::string sourceText(clang::SourceRange R, const clang::ASTContext &Ctx);
 
+/// S's source text; where S is written in a macro (no text of its own), S
+/// printed from the AST (valid code where the macro's names are in scope).
+std::string sourceOrPrinted(const clang::Stmt *S, const clang::ASTContext &Ctx);
+
 /// 1-based line and column of L's expansion in the main file.
 struct LineCol {
   unsigned Line = 0, Col = 0;

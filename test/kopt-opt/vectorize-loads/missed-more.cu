@@ -4,8 +4,6 @@
 // REQUIRES: filecheck
 #include <cuda_runtime.h>
 
-#define GS_LOOP(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
-
 struct Vec3 { float x, y, z; };
 
 // CHECK-DAG: remark: grid-stride loop not vectorized: 'x' points to volatile memory
@@ -42,12 +40,6 @@ __global__ void address_taken(const float *__restrict__ x, float *__restrict__ y
 // CHECK-DAG: remark: grid-stride loop not vectorized: the bound 'n + threadIdx.x' is not the same for all threads and iterations
 __global__ void varying_bound(const float *__restrict__ x, float *__restrict__ y, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n + threadIdx.x; i += blockDim.x * gridDim.x)
-    y[i] = x[i];
-}
-
-// CHECK-DAG: remark: grid-stride loop not vectorized: it is written in a macro
-__global__ void in_macro(const float *__restrict__ x, float *__restrict__ y, int n) {
-  GS_LOOP(i, n)
     y[i] = x[i];
 }
 
