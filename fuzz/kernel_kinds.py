@@ -141,7 +141,15 @@ def render_ew(s, name, o):
                 "  acc = %s;" % step, body_store]
     k = o.kernel
     k.append("__global__ void %s(%s) {" % (name, params))
-    if s["form"] == "gridstride":
+    if s["form"] == "gridstride" and s.get("loop_macro"):
+        # the loop's head a macro, as Caffe's CUDA_KERNEL_LOOP writes it
+        o.defs.append("#define %s_LOOP(i, n) for (%s i = %s; i < (n); "
+                      "i += %sblockDim.x * gridDim.x)"
+                      % (name.upper(), idx, i_init, cast))
+        k.append("  %s_LOOP(i, n) {" % name.upper())
+        k.extend("    " + b for b in body)
+        k.append("  }")
+    elif s["form"] == "gridstride":
         k.append("  for (%s i = %s; i < n; i += %sblockDim.x * gridDim.x) {"
                  % (idx, i_init, cast))
         k.extend("    " + b for b in body)
@@ -238,6 +246,12 @@ def render_rowred(s, name, o):
         k.append(ind + "const %s *row = x + (size_t)r * cols;" % ctype(dt))
         src, ix = "row", "c"
     v = load(dt, "%s[%s]" % (src, ix))
+    if s.get("helper"):
+        # each element through a helper of the program that only returns
+        # a value of its parameter (kopt proves it pure)
+        o.defs.append("__device__ %s %s_val(%s e) { return e; }"
+                      % (a, name, a))
+        v = "%s_val(%s)" % (name, v)
     op = s["op"]
     loop = ind + "for (int c = 0; c < cols; ++c) {"
     if op in ("max", "min"):

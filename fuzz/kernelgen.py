@@ -36,7 +36,9 @@ Spellings every 1-D kind may take: the block size named inside the kernel
 macro, a constexpr or a template parameter; a tree's start a literal
 (`st = 128`); the element type a template
 parameter (`template <typename T>`); a short loop of constant trip count
-(element-wise polynomials); a block-per-row loop over a constant head of
+(element-wise polynomials); a grid-stride loop's head written as a macro
+(Caffe's CUDA_KERNEL_LOOP); a row's elements through a helper of the
+program; a block-per-row loop over a constant head of
 32 or 64 elements (fewer than the block has threads); a block-per-row
 reduction that also writes each thread's partial.
 
@@ -59,13 +61,14 @@ def pick(rng, choices, weights=None):
 # ---------------------------------------------------------------- specs
 
 
-def random_kernel(rng, rng2=None, rng3=None):
+def random_kernel(rng, rng2=None, rng3=None, rng4=None):
     """One kernel spec: its kind and the features that spell it. rng2
     draws the spellings added later (templates, the block size named in the
     kernel, constant trip counts, constant heads), so that rng's draws, and
     with them the kernels of a seed, stay those of the first generator;
-    rng3 replaces a few kernels by atomics (the kind added last), leaving
-    rng2's draws as they were."""
+    rng3 replaces a few kernels by atomics, leaving rng2's draws as they
+    were; rng4 draws the spellings added after those (a grid-stride loop's
+    head written as a macro, a row's elements through a helper)."""
     kind = pick(rng, KINDS, KIND_WEIGHTS)
     s = {"kind": kind,
          "block": pick(rng, [32, 64, 96, 128, 192, 256, 512, 1024],
@@ -144,6 +147,12 @@ def random_kernel(rng, rng2=None, rng3=None):
              "const_in": s["const_in"], "restrict": s["restrict"],
              "op": pick(rng3, ["sum", "cond", "nested", "row", "one"],
                         [3, 3, 2, 2, 1])}
+    if rng4:
+        draw = rng4.random()
+        if s["kind"] == "ew" and s["form"] == "gridstride" and draw < 0.4:
+            s["loop_macro"] = True
+        if s["kind"] == "rowred" and draw < 0.3:
+            s["helper"] = True
     return s
 
 
@@ -178,6 +187,7 @@ def random_program(seed, kernels):
     rng = random.Random(seed)
     rng2 = random.Random("spellings-%d" % seed)
     rng3 = random.Random("atomics-%d" % seed)
+    rng4 = random.Random("macros-%d" % seed)
     big_rows = rng.randrange(64, 700)
     shapes = [
         {"n": rng.randrange(50001, 400001) | 1, "rows": big_rows,
@@ -189,7 +199,7 @@ def random_program(seed, kernels):
          "cols": rng.randrange(1, 9)},
     ]
     return {"seed": seed, "shapes": shapes,
-            "kernels": [random_kernel(rng, rng2, rng3)
+            "kernels": [random_kernel(rng, rng2, rng3, rng4)
                         for _ in range(kernels)]}
 
 
